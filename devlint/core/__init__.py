@@ -1,0 +1,1 @@
+"""The device-provenance analysis: domain, binder, the LibCST pass and the torch API table."""

@@ -1,0 +1,515 @@
+"""Calls: torch functions and factories, tensor and module methods, module calls, builtins."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.core import torch_api
+from devlint.core.binder import Env
+from devlint.core.events import ModuleCall, Operand
+from devlint.core.expressions import ExpressionEvaluator, combined_ndim, is_tensor_like
+from devlint.core.lattice import (
+    CPU,
+    UNKNOWN,
+    Concrete,
+    Device,
+    Symbol,
+    is_known,
+)
+from devlint.core.scopes import Args, ClassInfo, FunctionInfo
+from devlint.core.syntax import dotted_name, is_device_name, is_rank_name
+from devlint.core.torch_api import CallKind, CallSpec
+from devlint.core.values import (
+    SCALAR_VALUE,
+    UNKNOWN_VALUE,
+    Kind,
+    Origin,
+    Value,
+    accelerator_inside,
+    element_of,
+    join_all,
+)
+
+MOVES = frozenset({"to", "cuda", "cpu"})
+CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
+PARAMETER = "parameter"
+BUFFER = "buffer"
+
+_TENSOR_FROM_DATA = frozenset({
+    "torch.tensor", "torch.as_tensor", "torch.asarray", "torch.from_numpy",
+    "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor",
+    "torch.IntTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.ByteTensor",
+})
+_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+_DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
+_WRAPPERS = frozenset({
+    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+    "torch.nn.parallel.DistributedDataParallel",
+})
+_MODULE_CONTAINERS = frozenset({
+    "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
+})
+_PASS_THROUGH = frozenset({
+    "iter", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+    "reversed", "sorted",
+})
+_BUILTINS = frozenset({
+    "enumerate", "zip", "iter", "next", "list", "tuple", "range", "len", "isinstance",
+    "print", "reversed", "sorted", "dict", "set", "min", "max", "sum", "abs", "float",
+    "int", "str", "bool", "super", "getattr", "hasattr", "type", "repr", "round",
+})
+_MODULE_SELF_METHODS = frozenset({
+    "train", "eval", "float", "half", "double", "bfloat16", "requires_grad_", "share_memory",
+    "apply", "type",
+})
+_REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module"})
+_DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
+
+
+class CallEvaluator(ExpressionEvaluator):
+    """Knows what calls do to devices; ``call_function``/``instantiate`` run local code."""
+
+    device_names: frozenset[str]
+
+    def call_function(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
+        raise NotImplementedError
+
+    def instantiate(self, info: ClassInfo, node: cst.Call, args: Args) -> Value:
+        raise NotImplementedError
+
+    # -- dispatch -------------------------------------------------------------
+
+    def call(self, node: cst.Call, env: Env) -> Value:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            receiver = self.eval(func.value, env)
+            name = func.attr.value
+            if receiver.kind is not Kind.NAMESPACE:
+                args = self.arguments(node, env)
+                return self.method_call(node, func, receiver, name, args, env)
+            callee = self.namespace(f"{receiver.ref}.{name}")
+            self.values[func] = callee
+        else:
+            callee = self.eval(func, env)
+        args = self.arguments(node, env)
+        kind = callee.kind
+        if kind is Kind.NAMESPACE:
+            return self.qualified_call(callee.ref, node, args)
+        if kind is Kind.FUNCTION and isinstance(callee.ref, FunctionInfo):
+            return self.call_function(callee.ref, args, None)
+        if kind is Kind.FUNCTION and isinstance(callee.ref, str):
+            return self.builtin_call(callee.ref, node, args)
+        if kind is Kind.CLASS and isinstance(callee.ref, ClassInfo):
+            return self.instantiate(callee.ref, node, args)
+        if kind in (Kind.MODULE, Kind.WRAPPER):
+            return self.module_call(node, callee, args)
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def arguments(self, node: cst.Call, env: Env) -> Args:
+        positional = []
+        keywords = {}
+        starred = False
+        for arg in node.args:
+            value = self.eval(arg.value, env)
+            if arg.star:
+                starred = True
+            elif arg.keyword is not None:
+                keywords[arg.keyword.value] = (arg.value, value)
+            else:
+                positional.append((arg.value, value))
+        return Args(tuple(positional), keywords, starred)
+
+    def namespace(self, qualname: str) -> Value:
+        return Value(Kind.NAMESPACE, ref=qualname)
+
+    def builtin(self, name: str) -> Value | None:
+        return Value(Kind.FUNCTION, ref=name) if name in _BUILTINS else None
+
+    # -- devices ----------------------------------------------------------------
+
+    def device_argument(self, node: cst.BaseExpression, value: Value) -> Device | None:
+        """The device an argument denotes; None when it denotes no device (a dtype)."""
+        if value.kind in (Kind.DEVICE, Kind.STRING) and is_known(value.device):
+            return value.device
+        if is_tensor_like(value):
+            return value.device
+        if value.kind is Kind.DTYPE or value.kind is Kind.STRING:
+            return None
+        if value.kind is Kind.SCALAR and isinstance(value.ref, int):
+            return Concrete("cuda", value.ref)
+        name = dotted_name(node)
+        if name is None:
+            return UNKNOWN
+        if is_rank_name(name):
+            return Concrete("cuda", None)
+        if is_device_name(name, self.device_names):
+            return Symbol(name)
+        if "dtype" in name.lower() or name.startswith("torch."):
+            return None
+        return UNKNOWN
+
+    def device_keyword(self, args: Args) -> Device | None:
+        given = args.keywords.get("device")
+        if given is None:
+            return None
+        device = self.device_argument(*given)
+        return UNKNOWN if device is None else device
+
+    def torch_device(self, node: cst.Call, args: Args) -> Value:
+        """``torch.device("cuda", 1)``, ``torch.device(name)``, ``torch.device(f"cuda:{r}")``."""
+        first = args.get(0, "type")
+        if first is None:
+            return Value(Kind.DEVICE, UNKNOWN)
+        device = self.device_argument(*first)
+        index = args.get(1, "index")
+        if isinstance(device, Concrete) and index is not None:
+            number = index[1].ref
+            device = Concrete(device.type, number if isinstance(number, int) else None)
+        if device is None:
+            device = UNKNOWN
+        return Value(Kind.DEVICE, device, Origin("set at", node))
+
+    # -- torch functions and classes ----------------------------------------------
+
+    def qualified_call(self, qualname: str, node: cst.Call, args: Args) -> Value:
+        if qualname == "torch.device":
+            return self.torch_device(node, args)
+        if qualname in _TENSOR_FROM_DATA:
+            return self.tensor_from_data(qualname, node, args)
+        if qualname in _LOADERS:
+            return self.data_loader(node, args)
+        if qualname in _DATASETS_OF_TENSORS:
+            devices = [value for _, value in args.positional if is_tensor_like(value)]
+            item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)
+            return Value(Kind.DATASET, item.device, item.origin)
+        if qualname in _WRAPPERS:
+            inner = args.get(0, "module")
+            inner_value = inner[1] if inner else UNKNOWN_VALUE
+            return Value(Kind.WRAPPER, inner_value.device, inner_value.origin, stateful=True)
+        if qualname in _MODULE_CONTAINERS:
+            return self.module_container(node, args)
+        if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
+            data = args.get(0, "data")
+            value = data[1] if data else UNKNOWN_VALUE
+            return Value(Kind.TENSOR, value.device, value.origin, value.ndim, ref=PARAMETER)
+        if qualname.startswith("torchvision.models.") and qualname[19:20].islower():
+            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=True)
+        module = torch_api.nn_module(qualname)
+        if module is not None:
+            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=module.stateful,
+                         ref=qualname)
+        if torch_api.is_optimizer(qualname):
+            return Value(Kind.OPTIMIZER)
+        spec = torch_api.torch_function(qualname)
+        if spec is not None:
+            return self.apply_spec(spec, qualname.rsplit(".", 1)[-1], node, args, None)
+        if qualname in _PASS_THROUGH:
+            return self.builtin_call("iter", node, args)
+        if qualname.startswith("torch.cuda."):
+            return SCALAR_VALUE
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def tensor_from_data(self, qualname: str, node: cst.Call, args: Args) -> Value:
+        data = args.get(0, "data")
+        device = self.device_keyword(args)
+        ndim = _literal_ndim(data[0]) if data else None
+        if data and ndim is None and data[1].kind is Kind.SEQUENCE:
+            ndim = 1
+        if qualname in ("torch.as_tensor", "torch.asarray") and data and device is None:
+            if is_tensor_like(data[1]):
+                return data[1]
+        if qualname == "torch.from_numpy":
+            ndim = 1
+        if device is None:
+            return Value(Kind.TENSOR, CPU, Origin("created", node), ndim)
+        return Value(Kind.TENSOR, device, Origin("created", node), ndim)
+
+    def data_loader(self, node: cst.Call, args: Args) -> Value:
+        """A DataLoader yields cpu batches unless its dataset visibly holds device tensors."""
+        dataset = args.get(0, "dataset")
+        collate = args.keywords.get("collate_fn")
+        for source in (dataset, collate):
+            if source is None:
+                continue
+            value = source[1]
+            if source is collate and value.kind is Kind.FUNCTION and isinstance(
+                value.ref, FunctionInfo
+            ):
+                value = self.call_function(value.ref, Args((), {}), None)
+            device = accelerator_inside(value)
+            if device is not None:
+                return Value(Kind.LOADER, device, value.origin)
+        return Value(Kind.LOADER, CPU, Origin("created", node))
+
+    def module_container(self, node: cst.Call, args: Args) -> Value:
+        members = [value for _, value in args.all()]
+        for member in members:
+            if member.kind is Kind.SEQUENCE or member.kind is Kind.MAPPING:
+                members.extend(member.items or ())
+        states = {member.stateful for member in members if member.kind is Kind.MODULE}
+        unknown = any(member.kind is Kind.UNKNOWN for member in members)
+        stateful = True if True in states else (None if unknown or None in states else False)
+        return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful)
+
+    def apply_spec(self, spec: CallSpec, name: str, node: cst.Call, args: Args,
+                   receiver: tuple[cst.BaseExpression, Value] | None) -> Value:
+        """What a torch function or tensor method described by the API table returns."""
+        kind = spec.kind
+        if kind is CallKind.FACTORY:
+            device = self.device_keyword(args) or CPU
+            ndim = _factory_ndim(spec, args)
+            return Value(Kind.TENSOR, device, Origin("created", node), ndim)
+        if kind is CallKind.NON_TENSOR:
+            return SCALAR_VALUE
+        tensors = self.tensor_operands(spec, args, receiver)
+        if kind is CallKind.LIKE:
+            base = tensors[0][1] if tensors else UNKNOWN_VALUE
+            device = self.device_keyword(args)
+            if device is not None:
+                return Value(Kind.TENSOR, device, Origin("created", node), base.ndim)
+            return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
+        operands = [Operand(expr, value) for expr, value in tensors]
+        if kind is CallKind.COMBINE:
+            self.meet(node, name, operands, spec.strict)
+        known = [op.value for op in operands if is_known(op.value.device)]
+        base = known[0] if known else (operands[0].value if operands else UNKNOWN_VALUE)
+        if spec.reduces and not _has_dim_argument(args):
+            ndim = 0
+        elif kind is CallKind.COMBINE:
+            ndim = None if spec.strict else combined_ndim([op.value for op in operands])
+        else:
+            ndim = base.ndim if name not in ("squeeze", "item", "select") else None
+        return Value(Kind.TENSOR, base.device, base.origin, ndim)
+
+    def tensor_operands(self, spec: CallSpec, args: Args,
+                        receiver: tuple[cst.BaseExpression, Value] | None
+                        ) -> list[tuple[cst.BaseExpression, Value]]:
+        found = [receiver] if receiver is not None else []
+        for position, param in enumerate(spec.tensor_params):
+            given = args.get(position, param)
+            if given is None:
+                continue
+            if param == spec.sequence_param:
+                found.extend(self.sequence_members(given))
+            elif is_tensor_like(given[1]):
+                found.append(given)
+        return found
+
+    def sequence_members(self, given: tuple[cst.BaseExpression, Value]
+                         ) -> list[tuple[cst.BaseExpression, Value]]:
+        node, value = given
+        if value.items is not None and isinstance(node, (cst.List, cst.Tuple)):
+            members = []
+            for element, item in zip(node.elements, value.items, strict=False):
+                if is_tensor_like(item):
+                    members.append((element.value, item))
+            return members
+        element = element_of(value)
+        return [(node, element)] if is_tensor_like(element) else []
+
+    # -- methods ----------------------------------------------------------------
+
+    def method_call(self, node: cst.Call, func: cst.Attribute, receiver: Value, name: str,
+                    args: Args, env: Env) -> Value:
+        kind = receiver.kind
+        if name in MOVES and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
+            return self.move(node, func.value, receiver, name, args, env)
+        if kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo):
+            if name in _REGISTRATIONS:
+                return self.register(func.value, name, args, env)
+            method = receiver.ref.methods.get(name)
+            if method is not None:
+                return self.call_function(method, args, receiver)
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        if is_tensor_like(receiver):
+            return self.tensor_method(node, func.value, receiver, name, args)
+        if kind in (Kind.MODULE, Kind.WRAPPER):
+            return self.module_method(node, receiver, name, args)
+        if kind in (Kind.BATCH, Kind.MAPPING) and name in _DATA_METHODS:
+            return self.data_method(receiver, name)
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def register(self, receiver_node: cst.BaseExpression, name: str, args: Args, env: Env
+                 ) -> Value:
+        """``self.register_buffer("mask", t)`` binds ``self.mask`` to a buffer."""
+        label, given = args.get(0, "name"), args.get(1)
+        owner = dotted_name(receiver_node)
+        attribute = label[0].evaluated_value if label and isinstance(
+            label[0], cst.SimpleString) else None
+        if owner is not None and isinstance(attribute, str) and given is not None:
+            value = given[1]
+            if name == "register_buffer" or name == "register_parameter":
+                value = Value(Kind.TENSOR, value.device, value.origin, value.ndim,
+                              ref=BUFFER if name == "register_buffer" else PARAMETER)
+            env.set(f"{owner}.{attribute}", value)
+        return SCALAR_VALUE
+
+    def move(self, node: cst.Call, receiver_node: cst.BaseExpression, receiver: Value,
+             name: str, args: Args, env: Env) -> Value:
+        """``.to()``/``.cuda()``/``.cpu()``: modules move in place, tensors get a copy.
+
+        A bare-statement move of a batch or of something unknown is rebound by
+        the statement walker, which knows it is a statement.
+        """
+        target, subject = self.move_target(name, args)
+        if target is None:
+            return receiver
+        verb = "moved to {}" if subject is not None else f"moved to {target.describe()}"
+        moved = receiver.with_device(target, Origin(verb, node, subject))
+        if receiver.kind in (Kind.MODULE, Kind.WRAPPER) or (
+            receiver.kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo)
+        ):
+            self.rebind(receiver_node, moved, env)
+        return moved
+
+    def move_target(self, name: str, args: Args
+                    ) -> tuple[Device | None, cst.BaseExpression | None]:
+        """Where a move sends its receiver (None: nowhere new, e.g. ``.to(torch.half)``).
+
+        The second item is the expression naming the device, for messages.
+        """
+        if name == "cpu":
+            return CPU, None
+        given = args.get(0, "device")
+        if name == "cuda":
+            device = self.device_argument(*given) if given is not None else None
+            if isinstance(device, Concrete) and device.type == "cuda":
+                return device, None
+            return Concrete("cuda"), None
+        if given is None:
+            given = args.keywords.get("other")
+        if given is None:
+            return None, None
+        subject = None if isinstance(given[0], cst.SimpleString) else given[0]
+        return self.device_argument(*given), subject
+
+    def rebind(self, node: cst.BaseExpression, value: Value, env: Env) -> None:
+        """Record an in-place move of the object named by ``node``."""
+        path = dotted_name(node)
+        if path is not None:
+            env.update(path, value)
+
+    def tensor_method(self, node: cst.Call, receiver_node: cst.BaseExpression, receiver: Value,
+                      name: str, args: Args) -> Value:
+        if name == "copy_":
+            return receiver
+        if name in ("item", "tolist"):
+            return SCALAR_VALUE
+        spec = torch_api.tensor_method(name)
+        if spec is None:
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        return self.apply_spec(spec, name, node, args, (receiver_node, receiver))
+
+    def module_method(self, node: cst.Call, module: Value, name: str, args: Args) -> Value:
+        if name in _MODULE_SELF_METHODS:
+            return module
+        if name in ("parameters", "buffers"):
+            return Value(Kind.ITERABLE, element=Value(Kind.TENSOR, module.device, module.origin))
+        if name in ("named_parameters", "named_buffers"):
+            pair = Value(Kind.SEQUENCE, items=(
+                Value(Kind.STRING), Value(Kind.TENSOR, module.device, module.origin)))
+            return Value(Kind.ITERABLE, element=pair)
+        if name == "forward":
+            return self.module_call(node, module, args)
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def data_method(self, container: Value, name: str) -> Value:
+        part = element_of(container) if container.kind is Kind.BATCH else (
+            container.element or (join_all(container.items) if container.items else
+                                  UNKNOWN_VALUE))
+        if name == "items":
+            pair = Value(Kind.SEQUENCE, items=(Value(Kind.STRING), part))
+            return Value(Kind.ITERABLE, element=pair)
+        if name == "keys":
+            return Value(Kind.ITERABLE, element=Value(Kind.STRING))
+        if name == "values":
+            return Value(Kind.ITERABLE, element=part)
+        return part
+
+    # -- modules ----------------------------------------------------------------
+
+    def module_call(self, node: cst.Call, module: Value, args: Args) -> Value:
+        """A layer, model or loss called with inputs; its output lives where it computes."""
+        inputs = tuple(Operand(expr, value) for expr, value in args.all() if is_tensor_like(value))
+        module_node = node.func
+        if module.kind is Kind.MODULE:
+            self.events.append(ModuleCall(node, Operand(module_node, module), inputs))
+        is_loss = isinstance(module.ref, str) and _is_loss(module.ref)
+        if module.stateful is False or is_loss:
+            known = [op.value for op in inputs if is_known(op.value.device)]
+            base = known[0] if known else UNKNOWN_VALUE
+            return Value(Kind.TENSOR, base.device, base.origin, 0 if is_loss else None)
+        if module.stateful is None or not is_known(module.device):
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        return Value(Kind.TENSOR, module.device, module.origin, 1)
+
+    # -- builtins and iteration ---------------------------------------------------
+
+    def builtin_call(self, name: str, node: cst.Call, args: Args) -> Value:
+        values = [value for _, value in args.positional]
+        first = args.positional[0] if args.positional else None
+        if name in ("iter", "reversed", "sorted") or name in _PASS_THROUGH:
+            return values[0] if values else UNKNOWN_VALUE
+        if name == "next":
+            return self.iterate(values[0], first[0]) if first else UNKNOWN_VALUE
+        if name == "enumerate" and first is not None:
+            element = self.iterate(values[0], first[0])
+            return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE,
+                                                      items=(SCALAR_VALUE, element)))
+        if name == "zip" and not args.starred:
+            items = tuple(self.iterate(value, expr) for expr, value in args.positional)
+            return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE, items=items))
+        if name in ("list", "tuple") and first is not None:
+            if values[0].kind is Kind.SEQUENCE:
+                return values[0]
+            return Value(Kind.SEQUENCE, element=self.iterate(values[0], first[0]))
+        if name == "range":
+            return Value(Kind.ITERABLE, element=SCALAR_VALUE)
+        if name in ("len", "isinstance", "float", "int", "bool", "round", "hasattr"):
+            return SCALAR_VALUE
+        if name == "str" or name == "repr":
+            return Value(Kind.STRING)
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:
+        if iterable.kind is Kind.LOADER:
+            origin = Origin("batch from {}", node, node, from_loader=True)
+            return Value(Kind.BATCH, iterable.device, origin)
+        return element_of(iterable)
+
+
+def _is_loss(qualname: str) -> bool:
+    spec = torch_api.nn_module(qualname)
+    return spec is not None and spec.loss
+
+
+def _literal_ndim(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+        return 0
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer,
+                                                                               cst.Float)):
+        return 0
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return 0
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return 1
+    return None
+
+
+def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
+    if not spec.size_params:
+        return 1
+    sizes = [expr for expr, _ in args.positional]
+    if "size" in args.keywords:
+        sizes = [args.keywords["size"][0]]
+    if not sizes:
+        return 0
+    first = sizes[0]
+    if len(sizes) == 1 and isinstance(first, (cst.Tuple, cst.List)) and not first.elements:
+        return 0
+    return 1
+
+
+def _has_dim_argument(args: Args) -> bool:
+    return bool(args.positional) or "dim" in args.keywords or "axis" in args.keywords
+

@@ -1,0 +1,45 @@
+"""Message text: where each side of a clash lives and where that came from."""
+
+from __future__ import annotations
+
+from devlint.core.conflicts import Clash
+from devlint.core.events import Facts, Operand
+from devlint.core.lattice import MAYBE_ACCEL, Symbol
+from devlint.core.values import Origin
+from devlint.diagnostic import Severity
+
+
+def origin_phrase(facts: Facts, origin: Origin | None) -> str:
+    """`` (moved to `device` at line 5)`` or nothing when the origin is not known."""
+    if origin is None:
+        return ""
+    verb = origin.verb
+    if "{}" in verb:
+        subject = origin.subject if origin.subject is not None else origin.node
+        verb = verb.format(f"`{facts.code_of(subject)}`")
+    return f" ({verb} at line {facts.line_of(origin.node)})"
+
+
+def operand_phrase(facts: Facts, operand: Operand) -> str:
+    """`` `labels` is on cpu (created at line 8)``."""
+    device = operand.value.device.describe()
+    return f"`{facts.code_of(operand.node)}` is on {device}{origin_phrase(facts, operand.value.origin)}"
+
+
+def when_it_fails(clash: Clash) -> str:
+    """The condition under which a warning-level clash fails at run time."""
+    if clash.severity is Severity.ERROR:
+        return ""
+    device = clash.second.value.device
+    if isinstance(device, Symbol):
+        return f" (this fails when {device.describe()} is a GPU)"
+    if device is MAYBE_ACCEL:
+        return " (this fails on a machine with a GPU)"
+    return ""
+
+
+def clash_phrase(facts: Facts, clash: Clash) -> str:
+    """Both sides of a clash, cpu side first, and when it fails."""
+    first = operand_phrase(facts, clash.first)
+    second = operand_phrase(facts, clash.second)
+    return f"{first} but {second}{when_it_fails(clash)}"

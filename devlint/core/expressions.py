@@ -1,0 +1,332 @@
+"""Expression evaluation: the abstract value of every expression, one dispatch per node."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from devlint.core.binder import Env
+from devlint.core.events import Operand, OperandsMeet
+from devlint.core.lattice import Concrete, is_known
+from devlint.core.syntax import dotted_name, mentions_accelerator, parse_device_string
+from devlint.core.values import (
+    NONE_VALUE,
+    SCALAR_VALUE,
+    UNKNOWN_VALUE,
+    Kind,
+    Value,
+    batch_part,
+    element_of,
+    join_all,
+    join_values,
+)
+
+STRING_VALUE = Value(Kind.STRING)
+_TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+_ELEMENTWISE_COMPARISONS = (
+    cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+    cst.GreaterThanEqual,
+)
+
+
+def is_tensor_like(value: Value) -> bool:
+    """A tensor, or something of unknown kind that was moved to a device (so a tensor)."""
+    return value.kind is Kind.TENSOR or (value.kind is Kind.UNKNOWN and is_known(value.device))
+
+
+def combined_ndim(values: list[Value]) -> int | None:
+    """ndim of an elementwise result: >= 1 if any operand has a dimension."""
+    if any(value.ndim == 1 for value in values):
+        return 1
+    if values and all(value.ndim == 0 for value in values):
+        return 0
+    return None
+
+
+class ExpressionEvaluator:
+    """Evaluates expressions in an environment and records the events they cause.
+
+    Subclasses provide ``call`` (calls of every sort) and ``bind`` (targets).
+    """
+
+    def __init__(self) -> None:
+        self.events: list[object] = []
+        self.values: dict[cst.CSTNode, Value] = {}
+        self.yields: list[list[Value]] = []
+        self._dispatch: dict[type, Callable[[cst.CSTNode, Env], Value]] = {
+            cst.Name: self._name,
+            cst.Attribute: self._attribute,
+            cst.Call: self.call,
+            cst.Subscript: self._subscript,
+            cst.BinaryOperation: self._binary,
+            cst.UnaryOperation: self._unary,
+            cst.Comparison: self._comparison,
+            cst.BooleanOperation: self._boolean,
+            cst.IfExp: self._if_exp,
+            cst.Tuple: self._sequence,
+            cst.List: self._sequence,
+            cst.Set: self._sequence,
+            cst.Dict: self._dict,
+            cst.ListComp: self._comprehension,
+            cst.SetComp: self._comprehension,
+            cst.GeneratorExp: self._comprehension,
+            cst.DictComp: self._dict_comprehension,
+            cst.NamedExpr: self._named,
+            cst.SimpleString: self._string,
+            cst.FormattedString: self._formatted_string,
+            cst.ConcatenatedString: lambda node, env: STRING_VALUE,
+            cst.Integer: self._integer,
+            cst.Float: lambda node, env: SCALAR_VALUE,
+            cst.Imaginary: lambda node, env: SCALAR_VALUE,
+            cst.Await: lambda node, env: self.eval(node.expression, env),
+            cst.Yield: self._yield,
+            cst.Lambda: lambda node, env: Value(Kind.FUNCTION),
+        }
+
+    # -- entry points ---------------------------------------------------------
+
+    def eval(self, node: cst.BaseExpression, env: Env) -> Value:
+        handler = self._dispatch.get(type(node))
+        value = handler(node, env) if handler is not None else UNKNOWN_VALUE
+        self.values[node] = value
+        return value
+
+    def call(self, node: cst.Call, env: Env) -> Value:
+        raise NotImplementedError
+
+    def bind(self, target: cst.BaseExpression, value: Value, env: Env) -> None:
+        raise NotImplementedError
+
+    def builtin(self, name: str) -> Value | None:
+        raise NotImplementedError
+
+    def attribute_of(self, base: Value, name: str, node: cst.Attribute) -> Value:
+        raise NotImplementedError
+
+    def meet(self, node: cst.CSTNode, operation: str, operands: list[Operand], strict: bool
+             ) -> None:
+        """Record that tensors meet in one operation (rules decide if devices clash)."""
+        tensors = tuple(op for op in operands if is_tensor_like(op.value))
+        if len(tensors) >= 2:
+            self.events.append(OperandsMeet(node, operation, tensors, strict))
+
+    # -- names and attributes ---------------------------------------------------
+
+    def _name(self, node: cst.Name, env: Env) -> Value:
+        value = env.get(node.value)
+        if value is not None:
+            return value
+        if node.value == "None":
+            return NONE_VALUE
+        if node.value in ("True", "False"):
+            return SCALAR_VALUE
+        return self.builtin(node.value) or UNKNOWN_VALUE
+
+    def _attribute(self, node: cst.Attribute, env: Env) -> Value:
+        path = dotted_name(node)
+        if path is not None:
+            bound = env.get(path)
+            if bound is not None:
+                return bound
+        base = self.eval(node.value, env)
+        return self.attribute_of(base, node.attr.value, node)
+
+    def tensor_attribute(self, base: Value, name: str) -> Value:
+        if name == "device":
+            return Value(Kind.DEVICE, base.device, base.origin)
+        if name in _TENSOR_ATTRIBUTES:
+            return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
+        return UNKNOWN_VALUE
+
+    # -- subscripts -------------------------------------------------------------
+
+    def _subscript(self, node: cst.Subscript, env: Env) -> Value:
+        base = self.eval(node.value, env)
+        keys = []
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                keys.append(self.eval(element.slice.value, env))
+        if is_tensor_like(base):
+            return Value(base.kind, base.device, base.origin)
+        if base.kind is Kind.BATCH:
+            return batch_part(base)
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return base if base.kind is Kind.SEQUENCE else UNKNOWN_VALUE
+        return self._item(base, node.slice[0].slice.value, keys[0] if keys else UNKNOWN_VALUE)
+
+    def _item(self, base: Value, key_node: cst.BaseExpression, key: Value) -> Value:
+        if base.kind is Kind.SEQUENCE:
+            if base.items is not None and isinstance(key.ref, int):
+                index = key.ref
+                if -len(base.items) <= index < len(base.items):
+                    return base.items[index]
+            return element_of(base)
+        if base.kind is Kind.MAPPING:
+            if base.keys is not None and isinstance(key_node, cst.SimpleString):
+                name = key_node.evaluated_value
+                if name in base.keys:
+                    return base.items[base.keys.index(name)]
+            if base.element is not None:
+                return base.element
+            return join_all(base.items) if base.items else UNKNOWN_VALUE
+        return UNKNOWN_VALUE
+
+    # -- operators --------------------------------------------------------------
+
+    def _binary(self, node: cst.BinaryOperation, env: Env) -> Value:
+        left = self.eval(node.left, env)
+        right = self.eval(node.right, env)
+        strict = isinstance(node.operator, cst.MatrixMultiply)
+        return self.operate(node, type(node.operator).__name__, left, node.left, right,
+                            node.right, strict)
+
+    def operate(self, node: cst.CSTNode, operation: str, left: Value, left_node: cst.CSTNode,
+                right: Value, right_node: cst.CSTNode, strict: bool) -> Value:
+        """Result of a binary operator; records the meeting when both sides are tensors."""
+        left_tensor, right_tensor = is_tensor_like(left), is_tensor_like(right)
+        if not (left_tensor or right_tensor):
+            if left.kind is Kind.STRING or right.kind is Kind.STRING:
+                return STRING_VALUE
+            return SCALAR_VALUE if left.kind is Kind.SCALAR is right.kind else UNKNOWN_VALUE
+        if left_tensor and right_tensor:
+            self.meet(node, operation, [Operand(left_node, left), Operand(right_node, right)],
+                      strict)
+            base = left if is_known(left.device) else right
+            ndim = combined_ndim([left, right])
+            return Value(Kind.TENSOR, base.device, base.origin, None if strict else ndim)
+        tensor, other = (left, right) if left_tensor else (right, left)
+        if other.kind in (Kind.SCALAR, Kind.NONE):
+            return Value(Kind.TENSOR, tensor.device, tensor.origin, tensor.ndim)
+        return Value(Kind.TENSOR, tensor.device, tensor.origin)
+
+    def _unary(self, node: cst.UnaryOperation, env: Env) -> Value:
+        operand = self.eval(node.expression, env)
+        if isinstance(node.operator, cst.Not):
+            return SCALAR_VALUE
+        return operand
+
+    def _comparison(self, node: cst.Comparison, env: Env) -> Value:
+        left_node: cst.BaseExpression = node.left
+        left = self.eval(left_node, env)
+        result = SCALAR_VALUE
+        for target in node.comparisons:
+            right = self.eval(target.comparator, env)
+            if isinstance(target.operator, _ELEMENTWISE_COMPARISONS):
+                value = self.operate(node, type(target.operator).__name__, left, left_node,
+                                     right, target.comparator, strict=False)
+                if value.kind is Kind.TENSOR:
+                    result = value
+            left_node, left = target.comparator, right
+        return result
+
+    def _boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
+        return join_values(self.eval(node.left, env), self.eval(node.right, env))
+
+    def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
+        self.eval(node.test, env)
+        body = self.eval(node.body, env)
+        orelse = self.eval(node.orelse, env)
+        return join_values(body, orelse, guarded=mentions_accelerator(node.test))
+
+    # -- literals and displays ----------------------------------------------------
+
+    def _string(self, node: cst.SimpleString, env: Env) -> Value:
+        value = node.evaluated_value
+        device = parse_device_string(value) if isinstance(value, str) else None
+        return Value(Kind.STRING, device) if device is not None else STRING_VALUE
+
+    def _formatted_string(self, node: cst.FormattedString, env: Env) -> Value:
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.eval(part.expression, env)
+        first = node.parts[0] if node.parts else None
+        if isinstance(first, cst.FormattedStringText):
+            device = parse_device_string(first.value.rstrip(":"))
+            if device is not None and device.type != "cpu":
+                return Value(Kind.STRING, Concrete(device.type, None) if
+                             first.value.endswith(":") else device)
+        return STRING_VALUE
+
+    def _integer(self, node: cst.Integer, env: Env) -> Value:
+        try:
+            return Value(Kind.SCALAR, ref=int(node.value, 0))
+        except ValueError:
+            return SCALAR_VALUE
+
+    def _sequence(self, node: cst.Tuple | cst.List | cst.Set, env: Env) -> Value:
+        items = []
+        starred = False
+        for element in node.elements:
+            value = self.eval(element.value, env)
+            if isinstance(element, cst.StarredElement):
+                starred = True
+                value = element_of(value)
+            items.append(value)
+        if starred:
+            return Value(Kind.SEQUENCE, element=join_all(items) if items else None)
+        return Value(Kind.SEQUENCE, items=tuple(items))
+
+    def _dict(self, node: cst.Dict, env: Env) -> Value:
+        keys: list[str] = []
+        items: list[Value] = []
+        literal_keys = True
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self.eval(element.key, env)
+                key = element.key
+                if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+                    keys.append(key.evaluated_value)
+                else:
+                    literal_keys = False
+            else:
+                literal_keys = False
+            items.append(self.eval(element.value, env))
+        if literal_keys:
+            return Value(Kind.MAPPING, items=tuple(items), keys=tuple(keys))
+        return Value(Kind.MAPPING, element=join_all(items) if items else None)
+
+    def _comprehension_scope(self, node: cst.BaseComp, env: Env) -> Env:
+        inner = Env(parent=env)
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            iterable = self.eval(clause.iter, inner)
+            self.bind(clause.target, self.iterate(iterable, clause.iter), inner)
+            for condition in clause.ifs:
+                self.eval(condition.test, inner)
+            clause = clause.inner_for_in
+        return inner
+
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp, env: Env
+                       ) -> Value:
+        inner = self._comprehension_scope(node, env)
+        element = self.eval(node.elt, inner)
+        kind = Kind.ITERABLE if isinstance(node, cst.GeneratorExp) else Kind.SEQUENCE
+        return Value(kind, element=element)
+
+    def _dict_comprehension(self, node: cst.DictComp, env: Env) -> Value:
+        inner = self._comprehension_scope(node, env)
+        self.eval(node.key, inner)
+        return Value(Kind.MAPPING, element=self.eval(node.value, inner))
+
+    def _named(self, node: cst.NamedExpr, env: Env) -> Value:
+        value = self.eval(node.value, env)
+        self.bind(node.target, value, env)
+        return value
+
+    def _yield(self, node: cst.Yield, env: Env) -> Value:
+        value = node.value
+        if isinstance(value, cst.From):
+            produced = element_of(self.eval(value.item, env))
+        else:
+            produced = self.eval(value, env) if value is not None else NONE_VALUE
+        if self.yields:
+            self.yields[-1].append(produced)
+        return UNKNOWN_VALUE
+
+    # -- iteration ----------------------------------------------------------------
+
+    def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:
+        """What a ``for`` over ``iterable`` binds; iterating a DataLoader yields a batch."""
+        raise NotImplementedError
+

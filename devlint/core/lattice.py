@@ -1,0 +1,124 @@
+"""Where a value lives: the device lattice, its join, and when two devices conflict.
+
+Bottom (no value yet) < concrete devices and symbols < Unknown. The one
+exception to "different values join to Unknown" is the accelerator idiom:
+under a ``torch.cuda.is_available()``-style guard, cpu joined with an
+accelerator is ``MAYBE_ACCEL`` ("the accelerator when there is one"), the
+same value ``torch.device("cuda" if torch.cuda.is_available() else "cpu")``
+denotes, so code placed either way stays consistent with itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from devlint.diagnostic import Severity
+
+
+class Device:
+    """Base of every abstract device."""
+
+    __slots__ = ()
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Concrete(Device):
+    """A known device type with an optional index: cpu, cuda, cuda:1, mps, meta."""
+
+    type: str
+    index: int | None = None
+
+    def describe(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol(Device):
+    """The run-time value of a device we cannot see: ``args.device``, a parameter.
+
+    ``accel`` says whether it can be an accelerator as far as we know: true for
+    device variables (``device``, ``args.device``), false for the opaque device
+    of a tensor parameter, which only equals itself.
+    """
+
+    name: str
+    accel: bool = True
+
+    def describe(self) -> str:
+        return f"`{self.name}`"
+
+
+@dataclass(frozen=True, slots=True)
+class _Special(Device):
+    label: str
+
+    def describe(self) -> str:
+        return self.label
+
+
+BOTTOM = _Special("nothing")
+UNKNOWN = _Special("unknown")
+MAYBE_ACCEL = _Special("cuda when available")
+CPU = Concrete("cpu")
+CUDA = Concrete("cuda")
+
+
+def _in_accel_group(device: Device) -> bool:
+    """cpu, the default accelerator and MAYBE_ACCEL: what an availability guard joins."""
+    if device is MAYBE_ACCEL or device == CPU:
+        return True
+    return (
+        isinstance(device, Concrete)
+        and device.type not in ("cpu", "meta")
+        and device.index in (None, 0)
+    )
+
+
+def join(a: Device, b: Device, *, guarded: bool = False) -> Device:
+    """Least upper bound; ``guarded`` when the merge point is an accelerator check."""
+    if a == b:
+        return a
+    if a is BOTTOM:
+        return b
+    if b is BOTTOM:
+        return a
+    if guarded and _in_accel_group(a) and _in_accel_group(b):
+        return MAYBE_ACCEL
+    return UNKNOWN
+
+
+def is_known(device: Device) -> bool:
+    return device is not UNKNOWN and device is not BOTTOM
+
+
+def can_be_accelerator(device: Device) -> bool:
+    """True for concrete accelerators, MAYBE_ACCEL and device-variable symbols."""
+    if isinstance(device, Concrete):
+        return device.type not in ("cpu", "meta")
+    if isinstance(device, Symbol):
+        return device.accel
+    return device is MAYBE_ACCEL
+
+
+def conflict(a: Device, b: Device) -> Severity | None:
+    """How sure we are that tensors on ``a`` and ``b`` cannot meet in one op.
+
+    ERROR: two known, different devices. WARNING: a definite cpu against
+    something that can be an accelerator. None: compatible or unknown.
+    """
+    if not (is_known(a) and is_known(b)) or a == b:
+        return None
+    if isinstance(a, Concrete) and isinstance(b, Concrete):
+        if "meta" in (a.type, b.type):
+            return None
+        if a.type != b.type:
+            return Severity.ERROR
+        if a.index is not None and b.index is not None and a.index != b.index:
+            return Severity.ERROR
+        return None
+    if (a == CPU and can_be_accelerator(b)) or (b == CPU and can_be_accelerator(a)):
+        return Severity.WARNING
+    return None

@@ -1,0 +1,74 @@
+"""What the analysis remembers about local functions, classes and call arguments."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from devlint.core.binder import Env
+from devlint.core.values import Value
+
+
+class ClassKind(enum.Enum):
+    MODULE = "module"  # an nn.Module subclass
+    DATASET = "dataset"  # a torch Dataset subclass
+    PLAIN = "plain"  # anything else (a Trainer, a config…)
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    """A function or method defined in the file, with the scope it closes over."""
+
+    node: cst.FunctionDef
+    closure: Env
+    owner: ClassInfo | None = None
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    """A class defined in the file: its kind, methods and what ``__init__`` sets on self.
+
+    ``attrs`` are the values of ``self.<name>`` after ``__init__`` as seen from
+    the other methods; ``stateful`` whether instances own parameters or buffers
+    (modules); ``item`` what ``__getitem__`` returns (datasets);
+    ``moves_itself`` whether ``__init__`` moves the module to a device.
+    """
+
+    node: cst.ClassDef
+    kind: ClassKind
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    attrs: dict[str, Value] = field(default_factory=dict)
+    stateful: bool | None = None
+    item: Value | None = None
+    moves_itself: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value
+
+
+@dataclass(frozen=True, eq=False)
+class Args:
+    """Evaluated call arguments: positional in order, keywords by name."""
+
+    positional: tuple[tuple[cst.BaseExpression, Value], ...]
+    keywords: dict[str, tuple[cst.BaseExpression, Value]]
+    starred: bool = False
+
+    def get(self, position: int, keyword: str | None = None
+            ) -> tuple[cst.BaseExpression, Value] | None:
+        """The argument at ``position`` or named ``keyword``, if given."""
+        if keyword is not None and keyword in self.keywords:
+            return self.keywords[keyword]
+        if 0 <= position < len(self.positional):
+            return self.positional[position]
+        return None
+
+    def all(self) -> list[tuple[cst.BaseExpression, Value]]:
+        return [*self.positional, *self.keywords.values()]

@@ -1,0 +1,93 @@
+"""Small, cheap questions about syntax: dotted names, device strings, guards."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devlint.core.lattice import Concrete
+
+_DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
+_GUARD_WORDS = ("cuda", "gpu", "accel", "mps", "device", "available")
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hpu", "npu", "xla")
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def last_name(node: cst.BaseExpression) -> str | None:
+    """The final identifier of a name or attribute chain (``args.device`` → ``device``)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def parse_device_string(text: str) -> Concrete | None:
+    """``"cuda:1"`` → Concrete("cuda", 1); None when the text is no device."""
+    match = _DEVICE_STRING.match(text.strip())
+    if match is None:
+        return None
+    index = match.group(2)
+    return Concrete(match.group(1), int(index) if index is not None else None)
+
+
+def string_value(node: cst.BaseExpression) -> str | None:
+    """The value of a plain string literal, else None."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def mentions_accelerator(node: cst.CSTNode) -> bool:
+    """Whether a condition looks like an accelerator check.
+
+    ``torch.cuda.is_available()``, ``args.cuda``, ``use_gpu``,
+    ``device.type == "cuda"``: under such a test, cpu and the accelerator join
+    to "the accelerator when there is one" instead of unknown.
+    """
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        text = None
+        if isinstance(current, cst.Name):
+            text = current.value
+        elif isinstance(current, cst.Attribute):
+            text = current.attr.value
+        elif isinstance(current, cst.SimpleString):
+            text = current.value
+        if text is not None and any(word in text.lower() for word in _GUARD_WORDS):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def is_device_name(name: str, extra: frozenset[str]) -> bool:
+    """Whether a variable name holds a device (``device``, ``args.device``, ``dev``)."""
+    last = name.rsplit(".", 1)[-1]
+    lowered = last.lower()
+    return "device" in lowered or lowered == "dev" or last in extra or name in extra
+
+
+def is_loader_name(name: str) -> bool:
+    """Whether a variable name holds a DataLoader (``train_loader``, ``val_dl``)."""
+    lowered = name.rsplit(".", 1)[-1].lower()
+    return "loader" in lowered or lowered == "dl" or lowered.endswith("_dl")
+
+
+def is_rank_name(name: str) -> bool:
+    """Whether a name holds a GPU index (``local_rank``, ``args.gpu``)."""
+    lowered = name.rsplit(".", 1)[-1].lower()
+    return lowered in ("rank", "gpu", "gpu_id", "device_id", "local_rank", "gpu_idx")

@@ -1,0 +1,198 @@
+"""Abstract values: what kind of thing an expression is, where it lives, and why.
+
+The ``origin`` says how a value got its device ("created at line 8", "batch
+from `train_loader`"), so every finding can name where each side came from.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from devlint.core.lattice import BOTTOM, CPU, UNKNOWN, Device, can_be_accelerator, join
+
+
+class Kind(enum.Enum):
+    TENSOR = "tensor"
+    MODULE = "module"
+    WRAPPER = "data-parallel wrapper"
+    LOADER = "dataloader"
+    DATASET = "dataset"
+    BATCH = "batch"
+    DEVICE = "device"
+    OPTIMIZER = "optimizer"
+    SEQUENCE = "sequence"
+    MAPPING = "mapping"
+    ITERABLE = "iterable"
+    INSTANCE = "instance"
+    FUNCTION = "function"
+    CLASS = "class"
+    NAMESPACE = "namespace"
+    SCALAR = "scalar"
+    STRING = "string"
+    DTYPE = "dtype"
+    NONE = "none"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, eq=False)
+class Origin:
+    """Why a value is where it is: ``verb`` at ``node``.
+
+    ``verb`` may hold one ``{}``, filled with the source text of ``subject`` when
+    a message is written ("moved to {}" → "moved to `device`"), so no text is
+    produced for files without findings. ``from_loader`` marks DataLoader batches.
+    """
+
+    verb: str
+    node: cst.CSTNode
+    subject: cst.CSTNode | None = None
+    from_loader: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    """The abstract value of an expression.
+
+    ``ndim`` is 0 for a known 0-dim tensor, 1 for "at least one dimension" and
+    None when unknown. ``items`` are the elements of a fixed-size sequence, the
+    values of a mapping or the attributes of an instance (named by ``keys``);
+    ``element`` is what iterating yields (for a mapping: the type of its values).
+    ``stateful`` says whether a module owns parameters or buffers (None: unknown).
+    ``ref`` points at what a callable or instance is (a qualified torch name, a
+    local function or class).
+    """
+
+    kind: Kind
+    device: Device = UNKNOWN
+    origin: Origin | None = None
+    ndim: int | None = None
+    items: tuple[Value, ...] | None = None
+    keys: tuple[str, ...] | None = None
+    element: Value | None = None
+    stateful: bool | None = None
+    ref: object = None
+
+    def with_device(self, device: Device, origin: Origin | None) -> Value:
+        return replace(self, device=device, origin=origin)
+
+    def same(self, other: Value) -> bool:
+        """Equality that matters for fixpoints: kind, device and structure."""
+        if self is other:
+            return True
+        return (
+            self.kind is other.kind
+            and self.device == other.device
+            and self.ndim == other.ndim
+            and self.stateful == other.stateful
+            and self.ref is other.ref
+            and self.keys == other.keys
+            and _same_opt(self.element, other.element)
+            and _same_tuple(self.items, other.items)
+        )
+
+
+def _same_opt(a: Value | None, b: Value | None) -> bool:
+    return a is b or (a is not None and b is not None and a.same(b))
+
+
+def _same_tuple(a: tuple[Value, ...] | None, b: tuple[Value, ...] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(x.same(y) for x, y in zip(a, b, strict=True))
+
+
+UNKNOWN_VALUE = Value(Kind.UNKNOWN)
+NONE_VALUE = Value(Kind.NONE, BOTTOM)
+SCALAR_VALUE = Value(Kind.SCALAR, BOTTOM)
+
+
+def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
+    """Least upper bound of two values at a merge point."""
+    if a is b:
+        return a
+    if a.kind is Kind.NONE:
+        return b
+    if b.kind is Kind.NONE:
+        return a
+    if a.kind is not b.kind:
+        return UNKNOWN_VALUE
+    device = join(a.device, b.device, guarded=guarded)
+    if device == a.device:
+        origin = a.origin
+    elif device == b.device:
+        origin = b.origin
+    else:
+        origin = _accelerator_side(a, b) if device is not UNKNOWN else None
+    return Value(
+        a.kind,
+        device,
+        origin,
+        a.ndim if a.ndim == b.ndim else None,
+        _join_items(a.items, b.items, guarded),
+        a.keys if a.keys == b.keys else None,
+        _join_opt(a.element, b.element, guarded),
+        a.stateful if a.stateful == b.stateful else None,
+        a.ref if a.ref is b.ref else None,
+    )
+
+
+def _accelerator_side(a: Value, b: Value) -> Origin | None:
+    return b.origin if a.device == CPU else a.origin
+
+
+def _join_opt(a: Value | None, b: Value | None, guarded: bool) -> Value | None:
+    if a is None or b is None:
+        return None
+    return join_values(a, b, guarded=guarded)
+
+
+def _join_items(
+    a: tuple[Value, ...] | None, b: tuple[Value, ...] | None, guarded: bool
+) -> tuple[Value, ...] | None:
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(join_values(x, y, guarded=guarded) for x, y in zip(a, b, strict=True))
+
+
+def element_of(value: Value) -> Value:
+    """What iterating over ``value`` yields (unknown when we cannot tell)."""
+    if value.element is not None and value.kind is not Kind.MAPPING:
+        return value.element
+    if value.kind is Kind.MAPPING:
+        return Value(Kind.STRING)
+    if value.items:
+        return join_all(value.items)
+    if value.kind is Kind.TENSOR:
+        return Value(Kind.TENSOR, value.device, value.origin)
+    if value.kind is Kind.BATCH:
+        return batch_part(value)
+    return UNKNOWN_VALUE
+
+
+def join_all(values: tuple[Value, ...] | list[Value]) -> Value:
+    """Join of a non-empty collection of values."""
+    result = values[0]
+    for value in values[1:]:
+        result = join_values(result, value)
+    return result
+
+
+def batch_part(batch: Value) -> Value:
+    """A tensor taken out of a DataLoader batch: same device and origin, ndim >= 1."""
+    return Value(Kind.TENSOR, batch.device, batch.origin, ndim=1)
+
+
+def accelerator_inside(value: Value) -> Device | None:
+    """An accelerator device anywhere inside ``value`` (a dataset item), else None."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if can_be_accelerator(current.device):
+            return current.device
+        stack.extend(current.items or ())
+        if current.element is not None:
+            stack.append(current.element)
+    return None

@@ -1,0 +1,45 @@
+"""What every front end prints: one finding at one place in one file."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.Enum):
+    """How sure and how serious a finding is (maps to SARIF/LSP levels)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """A finding. Lines are 1-based, columns 0-based code points (flake8's convention).
+
+    Front ends convert: the CLI and JSON print 1-based columns, flake8 adds 1
+    itself, LSP converts to UTF-16.
+    """
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    message: str
+    severity: Severity = Severity.ERROR
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object of ``devlint check --format json`` (1-based columns)."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column + 1,
+            "end_line": self.end_line,
+            "end_column": self.end_column + 1,
+            "code": self.code,
+            "message": self.message,
+            "severity": self.severity.value,
+        }

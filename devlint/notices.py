@@ -1,0 +1,20 @@
+"""Codes for files devlint could not analyse. Not rules: no examples, always shown."""
+
+from __future__ import annotations
+
+from devlint.diagnostic import Diagnostic, Severity
+
+SYNTAX_ERROR = "DVL001"
+UNREADABLE = "DVL002"
+INTERNAL_ERROR = "DVL003"
+
+NOTICE_SUMMARIES = {
+    SYNTAX_ERROR: "file could not be parsed; it was not analysed",
+    UNREADABLE: "file could not be read or decoded; it was not analysed",
+    INTERNAL_ERROR: "devlint failed on this file; please report it",
+}
+
+
+def notice(path: str, code: str, message: str, line: int = 1, column: int = 0) -> Diagnostic:
+    """A diagnostic that says why a file was not (fully) analysed."""
+    return Diagnostic(path, line, column, line, column, code, message, Severity.ERROR)

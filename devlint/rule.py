@@ -1,0 +1,74 @@
+"""The rule base class: the one place a rule's metadata lives.
+
+A rule is a class in its own module under ``devlint/rules/``. It declares a
+``meta`` and implements ``check``, which reads the facts of one analysed file
+and yields findings. Rules never walk the tree for devices themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+from devlint.diagnostic import Severity
+
+if TYPE_CHECKING:
+    from devlint.core.analysis import Facts
+
+
+@dataclass(frozen=True)
+class RuntimeExpectation:
+    """What the rule's ``bad.py`` does on a GPU machine; the harness checks it.
+
+    Either an exception (type name and a stable fragment of its message) or,
+    for bugs that fail silently, a measurable ``symptom`` the example prints.
+    """
+
+    exception: str | None = None
+    message: str | None = None
+    symptom: str | None = None
+    gpus: int = 1
+
+
+@dataclass(frozen=True)
+class RuleMeta:
+    """Code, name and behaviour of a rule."""
+
+    code: str
+    name: str
+    summary: str
+    severity: Severity
+    runtime: RuntimeExpectation
+    fixable: bool = False
+    default_enabled: bool = True
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Replace the source text of ``node`` by ``replacement``."""
+
+    node: cst.CSTNode
+    replacement: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule's verdict on one node; the engine turns it into a Diagnostic."""
+
+    node: cst.CSTNode
+    message: str
+    severity: Severity
+    fix: Fix | None = None
+
+
+class Rule:
+    """Base class of every rule. Subclasses set ``meta`` and implement ``check``."""
+
+    meta: ClassVar[RuleMeta]
+
+    def check(self, facts: Facts) -> Iterator[Finding]:
+        raise NotImplementedError

@@ -1,0 +1,57 @@
+"""DVL101: tensors on different devices meet in one operation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from devlint.core.conflicts import operands_clash
+from devlint.core.describe import clash_phrase
+from devlint.core.events import Facts
+from devlint.diagnostic import Severity
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+
+
+class MixedDeviceOperands(Rule):
+    """## What it does
+    Finds operators (`+ - * / @ ==` …), torch functions (`torch.cat`, `torch.matmul`,
+    `torch.where`, …) and tensor methods (`x.add(y)`, `x.masked_fill(m, v)`, …) whose
+    tensor operands live on different devices.
+
+    ## Why is this bad?
+    PyTorch refuses to combine a CUDA tensor with a CPU tensor (or tensors on two
+    GPUs) and raises `RuntimeError: Expected all tensors to be on the same device`,
+    often only after the job has run for a while on a GPU machine.
+
+    PyTorch's exceptions are honoured: a CPU 0-dim tensor may join a CUDA
+    elementwise operation, Python scalars always may, advanced indexing
+    `cuda_t[cpu_index]` is allowed and `copy_` crosses devices by design.
+
+    A definite CPU tensor meeting a tensor on a device variable (`device`,
+    `args.device`, `"cuda" if torch.cuda.is_available() else "cpu"`) is a
+    warning: it fails whenever that device is a GPU.
+
+    ## Fix safety
+    No automatic fix: which side should move depends on the program. Usually
+    the CPU side was created without `device=` or never moved.
+
+    ## References
+    - [Tensor attributes: torch.device](https://pytorch.org/docs/stable/tensor_attributes.html#torch-device)
+    - [CUDA semantics](https://pytorch.org/docs/stable/notes/cuda.html)
+    """
+
+    meta = RuleMeta(
+        code="DVL101",
+        name="mixed-device-operands",
+        summary="tensors on different devices meet in one operation",
+        severity=Severity.ERROR,
+        runtime=RuntimeExpectation(
+            exception="RuntimeError", message="Expected all tensors to be on the same device"
+        ),
+    )
+
+    def check(self, facts: Facts) -> Iterator[Finding]:
+        for meeting in facts.operand_meetings:
+            clash = operands_clash(meeting.operands, meeting.strict)
+            if clash is None or clash.loader_side is not None:
+                continue
+            yield Finding(meeting.node, clash_phrase(facts, clash), clash.severity)
