@@ -36,14 +36,14 @@ def lint_source(
     except cst.ParserSyntaxError as error:
         message = f"cannot parse: {error.message} (not analysed)"
         return [notice(path, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))]
-    except Exception as error:  # noqa: BLE001 - LibCST raises assorted errors on odd input
+    except Exception as error:  # LibCST raises assorted errors on odd input
         return [notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")]
     try:
         facts = analyse(module, settings)
         diagnostics = sorted(_diagnostics(facts, rules, path))
     except RecursionError:
         return [notice(path, INTERNAL_ERROR, "internal error: code nested too deeply to analyse")]
-    except Exception as error:  # noqa: BLE001 - one bad file must not stop the run
+    except Exception as error:  # one bad file must not stop the run
         message = f"internal error: {type(error).__name__}: {error}"
         return [notice(path, INTERNAL_ERROR, message)]
     if honour_noqa:

@@ -569,9 +569,7 @@ class Analysis(CallEvaluator):
         self.analysed.add(init.node)
         receiver = Value(Kind.INSTANCE, ref=info)
         attrs, moved = self._construct_attrs(init, None, receiver)
-        elsewhere = _assigned_elsewhere(info)
-        for name in elsewhere:
-            attrs[name] = UNKNOWN_VALUE
+        _forget_assigned_elsewhere(info, attrs)
         info.moves_itself = moved
         if info.kind is ClassKind.MODULE:
             info.stateful = _stateful(attrs.values(), info.stateful, unknown_base)
@@ -630,8 +628,7 @@ class Analysis(CallEvaluator):
             return instance
         mark = len(self.events)
         attrs, _ = self._construct_attrs(init, args, receiver)
-        for name in _assigned_elsewhere(info):
-            attrs[name] = UNKNOWN_VALUE
+        _forget_assigned_elsewhere(info, attrs)
         merged = {**info.attrs, **attrs}
         instance = Value(Kind.INSTANCE, ref=info, keys=tuple(merged),
                          items=tuple(merged.values()))
@@ -704,9 +701,20 @@ def _stateful(attrs, inherited: bool | None, unknown_base: bool) -> bool | None:
     return False
 
 
-def _assigned_elsewhere(info: ClassInfo) -> set[str]:
-    """Attributes of self that methods other than ``__init__`` assign or move."""
-    names: set[str] = set()
+def _forget_assigned_elsewhere(info: ClassInfo, attrs: dict[str, Value]) -> None:
+    """Attributes other methods reassign (or move, unless tensors) are unknown elsewhere."""
+    assigned, moved = _assigned_elsewhere(info)
+    for name in assigned:
+        attrs[name] = UNKNOWN_VALUE
+    for name in moved:
+        if attrs.get(name, UNKNOWN_VALUE).kind is not Kind.TENSOR:
+            attrs[name] = UNKNOWN_VALUE
+
+
+def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str]]:
+    """Attributes of self that methods other than ``__init__`` assign, and that they move."""
+    assigned: set[str] = set()
+    moved: set[str] = set()
     for name, method in info.methods.items():
         if name == "__init__":
             continue
@@ -714,29 +722,31 @@ def _assigned_elsewhere(info: ClassInfo) -> set[str]:
         if not params:
             continue
         owner = params[0].name.value
-        _collect_self_assignments(method.node.body, owner, names)
-    return names
+        _collect_self_assignments(method.node.body, owner, assigned, moved)
+    return assigned, moved
 
 
-def _collect_self_assignments(suite: cst.BaseSuite, owner: str, names: set[str]) -> None:
+def _collect_self_assignments(suite: cst.BaseSuite, owner: str, assigned: set[str],
+                              moved: set[str]) -> None:
     for statement in suite.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
+                is_move = isinstance(small, cst.Expr)
                 for target in _targets(small):
                     if (
                         isinstance(target, cst.Attribute)
                         and isinstance(target.value, cst.Name)
                         and target.value.value == owner
                     ):
-                        names.add(target.attr.value)
+                        (moved if is_move else assigned).add(target.attr.value)
         elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
             statement, (cst.FunctionDef, cst.ClassDef)
         ):
             for child in statement.children:
                 if isinstance(child, cst.BaseSuite):
-                    _collect_self_assignments(child, owner, names)
+                    _collect_self_assignments(child, owner, assigned, moved)
                 elif hasattr(child, "body") and isinstance(child.body, cst.BaseSuite):
-                    _collect_self_assignments(child.body, owner, names)
+                    _collect_self_assignments(child.body, owner, assigned, moved)
 
 
 def _targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:

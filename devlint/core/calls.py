@@ -91,7 +91,10 @@ class CallEvaluator(ExpressionEvaluator):
             self.values[func] = callee
         else:
             callee = self.eval(func, env)
-        args = self.arguments(node, env)
+        return self.call_value(node, callee, self.arguments(node, env))
+
+    def call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
+        """Call whatever ``callee`` is: torch API, local function or class, module, builtin."""
         kind = callee.kind
         if kind is Kind.NAMESPACE:
             return self.qualified_call(callee.ref, node, args)
@@ -196,7 +199,9 @@ class CallEvaluator(ExpressionEvaluator):
             return Value(Kind.MODULE, CPU, Origin("created", node), stateful=True)
         module = torch_api.nn_module(qualname)
         if module is not None:
-            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=module.stateful,
+            holds_tensor = any(is_tensor_like(value) for _, value in args.all())
+            stateful = True if holds_tensor else module.stateful
+            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful,
                          ref=qualname)
         if torch_api.is_optimizer(qualname):
             return Value(Kind.OPTIMIZER)
@@ -215,9 +220,9 @@ class CallEvaluator(ExpressionEvaluator):
         ndim = _literal_ndim(data[0]) if data else None
         if data and ndim is None and data[1].kind is Kind.SEQUENCE:
             ndim = 1
-        if qualname in ("torch.as_tensor", "torch.asarray") and data and device is None:
-            if is_tensor_like(data[1]):
-                return data[1]
+        as_tensor = qualname in ("torch.as_tensor", "torch.asarray")
+        if as_tensor and data and device is None and is_tensor_like(data[1]):
+            return data[1]
         if qualname == "torch.from_numpy":
             ndim = 1
         if device is None:
@@ -284,14 +289,21 @@ class CallEvaluator(ExpressionEvaluator):
     def tensor_operands(self, spec: CallSpec, args: Args,
                         receiver: tuple[cst.BaseExpression, Value] | None
                         ) -> list[tuple[cst.BaseExpression, Value]]:
+        """Tensors an op receives: the receiver, tensor arguments, members of a tensor list.
+
+        Every tensor-valued positional argument counts (``einsum(eq, a, b)``), and
+        keywords count when the table names them as tensor parameters.
+        """
         found = [receiver] if receiver is not None else []
-        for position, param in enumerate(spec.tensor_params):
-            given = args.get(position, param)
-            if given is None:
-                continue
-            if param == spec.sequence_param:
+        for given in args.positional:
+            if is_tensor_like(given[1]):
+                found.append(given)
+            elif given[1].kind is Kind.SEQUENCE and spec.sequence_param is not None:
                 found.extend(self.sequence_members(given))
-            elif is_tensor_like(given[1]):
+        for name, given in args.keywords.items():
+            if name == spec.sequence_param:
+                found.extend(self.sequence_members(given))
+            elif name in spec.tensor_params and is_tensor_like(given[1]):
                 found.append(given)
         return found
 
@@ -320,7 +332,9 @@ class CallEvaluator(ExpressionEvaluator):
             method = receiver.ref.methods.get(name)
             if method is not None:
                 return self.call_function(method, args, receiver)
-            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+            callee = self.attribute_of(receiver, name, func)
+            self.values[func] = callee
+            return self.call_value(node, callee, args)
         if is_tensor_like(receiver):
             return self.tensor_method(node, func.value, receiver, name, args)
         if kind in (Kind.MODULE, Kind.WRAPPER):

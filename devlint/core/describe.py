@@ -23,7 +23,8 @@ def origin_phrase(facts: Facts, origin: Origin | None) -> str:
 def operand_phrase(facts: Facts, operand: Operand) -> str:
     """`` `labels` is on cpu (created at line 8)``."""
     device = operand.value.device.describe()
-    return f"`{facts.code_of(operand.node)}` is on {device}{origin_phrase(facts, operand.value.origin)}"
+    origin = origin_phrase(facts, operand.value.origin)
+    return f"`{facts.code_of(operand.node)}` is on {device}{origin}"
 
 
 def when_it_fails(clash: Clash) -> str:

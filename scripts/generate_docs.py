@@ -1,0 +1,95 @@
+"""Writes docs/rules/<CODE>.md and the README's rule table from the rules themselves.
+
+Run ``python scripts/generate_docs.py`` after changing a rule; ``--check``
+exits 1 when the committed docs are stale (the test suite runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devlint.examples import example_dir  # noqa: E402
+from devlint.rule import Rule  # noqa: E402
+from devlint.rules import all_rules  # noqa: E402
+
+TABLE_START = "<!-- rules-table:start -->"
+TABLE_END = "<!-- rules-table:end -->"
+
+
+def rule_doc(rule: type[Rule]) -> str:
+    """The Markdown page of one rule: metadata, docstring sections, real examples."""
+    meta = rule.meta
+    folder = example_dir(rule)
+    body = inspect.cleandoc(rule.__doc__ or "")
+    expectation = meta.runtime
+    if expectation.exception:
+        runtime = f"`{expectation.exception}` containing “{expectation.message}”"
+    else:
+        runtime = expectation.symptom or "not declared"
+    lines = [
+        f"# {meta.code} {meta.name}",
+        "",
+        f"{meta.summary[0].upper()}{meta.summary[1:]}.",
+        "",
+        f"- Severity: {meta.severity.value}",
+        f"- Automatic fix: {'yes' if meta.fixable else 'no'}",
+        f"- Enabled by default: {'yes' if meta.default_enabled else 'no'}",
+        f"- On a GPU, `bad.py` shows: {runtime}",
+        "",
+        body,
+        "",
+    ]
+    for title, name in (("Example", "bad.py"), ("Use instead", "good.py")):
+        code = (folder / name).read_text(encoding="utf-8").rstrip()
+        lines += [f"## {title}", "", f"`rules/{folder.name}/{name}`:", "", "```python", code,
+                  "```", ""]
+    return "\n".join(lines)
+
+
+def rules_table() -> str:
+    rows = ["| Code | Name | Severity | What it finds |", "| --- | --- | --- | --- |"]
+    for rule in all_rules():
+        meta = rule.meta
+        rows.append(f"| [{meta.code}](docs/rules/{meta.code}.md) | {meta.name} | "
+                    f"{meta.severity.value} | {meta.summary} |")
+    return "\n".join(rows)
+
+
+def expected_files() -> dict[Path, str]:
+    files = {ROOT / "docs" / "rules" / f"{rule.meta.code}.md": rule_doc(rule)
+             for rule in all_rules()}
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(TABLE_START) + ".*?" + re.escape(TABLE_END), re.S)
+    table = f"{TABLE_START}\n{rules_table()}\n{TABLE_END}"
+    files[readme] = pattern.sub(lambda _: table, text)
+    return files
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--check", action="store_true", help="fail when docs are stale")
+    check = parser.parse_args().check
+    stale = []
+    for path, text in expected_files().items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current != text:
+            stale.append(path.relative_to(ROOT))
+            if not check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    if check and stale:
+        print("stale: " + ", ".join(map(str, stale)) + " — run python scripts/generate_docs.py")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
