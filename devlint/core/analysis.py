@@ -39,6 +39,7 @@ from devlint.core.values import (
     accelerator_inside,
     element_of,
     join_all,
+    join_values,
 )
 
 MAX_CALL_DEPTH = 4
@@ -283,9 +284,35 @@ class Analysis(CallEvaluator):
             else:
                 self.eval(target.value, env)
         elif isinstance(target, cst.Subscript):
-            self.eval(target, env)
+            self._store_item(target, value, env)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, Value(Kind.SEQUENCE, element=element_of(value)), env)
+
+    def _store_item(self, target: cst.Subscript, value: Value, env: Env) -> None:
+        """``batch[k] = batch[k].to(device)`` changes what the container holds."""
+        container = self.eval(target.value, env)
+        for element in target.slice:
+            if isinstance(element.slice, cst.Index):
+                self.eval(element.slice.value, env)
+        path = dotted_name(target.value)
+        if path is None or not (_is_container(container) or _is_batch_part(container)):
+            return
+        key = target.slice[0].slice if len(target.slice) == 1 else None
+        name = key.value.evaluated_value if isinstance(key, cst.Index) and isinstance(
+            key.value, cst.SimpleString) else None
+        if container.kind is Kind.MAPPING and container.keys is not None and name is not None:
+            keys = container.keys if name in container.keys else (*container.keys, name)
+            items = dict(zip(container.keys, container.items or (), strict=False))
+            items[name] = value
+            env.set(path, Value(Kind.MAPPING, items=tuple(items[k] for k in keys), keys=keys))
+            return
+        part = element_of(container) if container.kind is not Kind.MAPPING else (
+            container.element or UNKNOWN_VALUE)
+        joined = join_values(part, value)
+        if container.kind is not Kind.MAPPING and container.kind is not Kind.SEQUENCE:
+            env.set(path, container.with_device(joined.device, joined.origin))
+        else:
+            env.set(path, Value(container.kind, element=joined))
 
     def _unpack(self, target: cst.Tuple | cst.List, value: Value, env: Env) -> None:
         elements = target.elements
@@ -570,12 +597,15 @@ class Analysis(CallEvaluator):
         receiver = Value(Kind.INSTANCE, ref=info)
         attrs, moved = self._construct_attrs(init, None, receiver)
         _forget_assigned_elsewhere(info, attrs)
-        info.moves_itself = moved
+        info.moves_itself = moved or any(
+            _is_state(value) and is_known(value.device) and value.device != CPU
+            for value in attrs.values()
+        )
         if info.kind is ClassKind.MODULE:
             info.stateful = _stateful(attrs.values(), info.stateful, unknown_base)
             inside = Symbol("self", accel=False)
             for name, value in attrs.items():
-                if value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER):
+                if _is_state(value):
                     attrs[name] = value.with_device(inside, None)
         info.attrs.update(attrs)
 
@@ -634,6 +664,20 @@ class Analysis(CallEvaluator):
                          items=tuple(merged.values()))
         self.cache[key] = (instance, self.events[mark:])
         return instance
+
+
+def _is_container(value: Value) -> bool:
+    return value.kind in (Kind.BATCH, Kind.MAPPING, Kind.SEQUENCE)
+
+
+def _is_batch_part(value: Value) -> bool:
+    """A piece of a DataLoader batch: a tensor, or a dict of them (``batch["x"][k] = …``)."""
+    return value.origin is not None and value.origin.from_loader
+
+
+def _is_state(value: Value) -> bool:
+    """A submodule, parameter or buffer: what ``Module.to()`` moves."""
+    return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
 
 
 def _stable(before: Env, after: Env | None) -> bool:

@@ -26,6 +26,7 @@ from devlint.core.values import (
     Origin,
     Value,
     accelerator_inside,
+    batch_part,
     element_of,
     join_all,
 )
@@ -335,6 +336,9 @@ class CallEvaluator(ExpressionEvaluator):
             callee = self.attribute_of(receiver, name, func)
             self.values[func] = callee
             return self.call_value(node, callee, args)
+        from_loader = receiver.origin is not None and receiver.origin.from_loader
+        if from_loader and name in _DATA_METHODS:
+            return self.data_method(receiver.with_device(receiver.device, receiver.origin), name)
         if is_tensor_like(receiver):
             return self.tensor_method(node, func.value, receiver, name, args)
         if kind in (Kind.MODULE, Kind.WRAPPER):
@@ -428,7 +432,8 @@ class CallEvaluator(ExpressionEvaluator):
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def data_method(self, container: Value, name: str) -> Value:
-        part = element_of(container) if container.kind is Kind.BATCH else (
+        """``items()``/``values()``/``get()`` of a batch or dict: what it holds."""
+        part = batch_part(container) if container.kind in (Kind.BATCH, Kind.TENSOR) else (
             container.element or (join_all(container.items) if container.items else
                                   UNKNOWN_VALUE))
         if name == "items":
@@ -511,6 +516,8 @@ def _literal_ndim(node: cst.BaseExpression) -> int | None:
 
 
 def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
+    if spec.reduces:
+        return 0  # torch.scalar_tensor
     if not spec.size_params:
         return 1
     sizes = [expr for expr, _ in args.positional]

@@ -87,7 +87,7 @@ class Value:
             and self.device == other.device
             and self.ndim == other.ndim
             and self.stateful == other.stateful
-            and self.ref is other.ref
+            and (self.ref is other.ref or self.ref == other.ref)
             and self.keys == other.keys
             and _same_opt(self.element, other.element)
             and _same_tuple(self.items, other.items)
@@ -105,6 +105,7 @@ def _same_tuple(a: tuple[Value, ...] | None, b: tuple[Value, ...] | None) -> boo
 
 
 UNKNOWN_VALUE = Value(Kind.UNKNOWN)
+_NAMED_KINDS = frozenset({Kind.NAMESPACE, Kind.FUNCTION, Kind.CLASS})
 NONE_VALUE = Value(Kind.NONE, BOTTOM)
 SCALAR_VALUE = Value(Kind.SCALAR, BOTTOM)
 
@@ -118,6 +119,9 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
     if b.kind is Kind.NONE:
         return a
     if a.kind is not b.kind:
+        return UNKNOWN_VALUE
+    same_ref = a.ref is b.ref or a.ref == b.ref
+    if not same_ref and a.kind in _NAMED_KINDS:
         return UNKNOWN_VALUE
     device = join(a.device, b.device, guarded=guarded)
     if device == a.device:
@@ -135,7 +139,7 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         a.keys if a.keys == b.keys else None,
         _join_opt(a.element, b.element, guarded),
         a.stateful if a.stateful == b.stateful else None,
-        a.ref if a.ref is b.ref else None,
+        a.ref if same_ref else None,
     )
 
 

@@ -50,7 +50,7 @@ class TransferResultDiscarded(Rule):
                 call = facts.module.code_for_node(transfer.node)
                 fix = Fix(transfer.node, f"{target} = {call}", f"Assign the result to `{target}`")
             message = (
-                f"`.{transfer.method}()` returns a moved copy and leaves `{receiver}` where it "
-                f"is; assign the result (`{receiver} = {receiver}.{transfer.method}(...)`)"
+                f"`.{transfer.method}()` returns a new tensor and leaves `{receiver}` as it "
+                f"was; assign the result (`{receiver} = {receiver}.{transfer.method}(...)`)"
             )
             yield Finding(transfer.node, message, self.meta.severity, fix)
