@@ -40,7 +40,7 @@ def lint_source(
         return [notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")]
     try:
         facts = analyse(module, settings)
-        diagnostics = sorted(_diagnostics(facts, rules, path))
+        diagnostics = sorted(set(_diagnostics(facts, rules, path)), key=_position)
     except RecursionError:
         return [notice(path, INTERNAL_ERROR, "internal error: code nested too deeply to analyse")]
     except Exception as error:  # one bad file must not stop the run
@@ -78,6 +78,10 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     except (UnicodeDecodeError, LookupError) as error:
         return None, f"not valid {encoding}: {error}"
     return text.removeprefix("\ufeff"), ""
+
+
+def _position(diagnostic: Diagnostic) -> tuple[int, int, str, str]:
+    return diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message
 
 
 def _enabled(rule: type[Rule], settings: Settings, path: str) -> bool:

@@ -58,20 +58,37 @@ def mentions_accelerator(node: cst.CSTNode) -> bool:
     ``device.type == "cuda"``: under such a test, cpu and the accelerator join
     to "the accelerator when there is one" instead of unknown.
     """
-    stack = [node]
+    stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        text = None
         if isinstance(current, cst.Name):
             text = current.value
         elif isinstance(current, cst.Attribute):
             text = current.attr.value
+            stack.append(current.value)
         elif isinstance(current, cst.SimpleString):
             text = current.value
-        if text is not None and any(word in text.lower() for word in _GUARD_WORDS):
+        else:
+            stack.extend(_operands(current))
+            continue
+        if any(word in text.lower() for word in _GUARD_WORDS):
             return True
-        stack.extend(current.children)
     return False
+
+
+def _operands(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The sub-expressions of the node types a condition is made of (cheaper than .children)."""
+    if isinstance(node, cst.Call):
+        return [node.func, *(arg.value for arg in node.args)]
+    if isinstance(node, cst.Comparison):
+        return [node.left, *(target.comparator for target in node.comparisons)]
+    if isinstance(node, cst.BooleanOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return []
+    return list(node.children)
 
 
 def is_device_name(name: str, extra: frozenset[str]) -> bool:

@@ -1,0 +1,166 @@
+"""``[tool.devlint]`` in pyproject.toml: discovery, validation, and its effect on the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from devlint.config import (
+    DEFAULT_SETTINGS,
+    ConfigError,
+    Settings,
+    load_settings,
+    load_settings_file,
+)
+
+MIXED = """\
+import torch
+
+
+def run():
+    a = torch.zeros(3, device="cuda")
+    b = torch.ones(3)
+    return a + b
+"""
+DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
+
+
+def devlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "devlint", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120,
+    )
+
+
+def codes(result: subprocess.CompletedProcess[str]) -> list[tuple[str, str]]:
+    """(path, code) of each text-format line."""
+    return [
+        (line.split(":")[0], line.split(": ", 1)[1].split()[0])
+        for line in result.stdout.splitlines()
+    ]
+
+
+def write_pyproject(directory: Path, body: str) -> Path:
+    pyproject = directory / "pyproject.toml"
+    pyproject.write_text(f"[project]\nname = 'demo'\n\n[tool.devlint]\n{body}")
+    return pyproject
+
+
+def test_reads_every_key(tmp_path: Path) -> None:
+    write_pyproject(
+        tmp_path,
+        'select = ["DVL1"]\nextend-select = ["DVL901"]\nignore = ["DVL102"]\n'
+        'device-names = ["dev", "args.device"]\n'
+        '[tool.devlint.per-file-ignores]\n"tests/*" = ["DVL101", "DVL2"]\n',
+    )
+    assert load_settings(tmp_path) == Settings(
+        select=("DVL1",),
+        extend_select=("DVL901",),
+        ignore=("DVL102",),
+        per_file_ignores=(("tests/*", ("DVL101", "DVL2")),),
+        device_names=("dev", "args.device"),
+    )
+    assert load_settings(tmp_path).root == str(tmp_path.resolve())
+
+
+def test_nearest_pyproject_with_a_devlint_table_wins(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, 'ignore = ["DVL1"]\n')
+    inner = tmp_path / "pkg" / "sub"
+    inner.mkdir(parents=True)
+    (tmp_path / "pkg" / "pyproject.toml").write_text("[project]\nname = 'no-devlint-here'\n")
+    (inner / "m.py").write_text("")
+    assert load_settings(inner / "m.py").ignore == ("DVL1",)
+    assert load_settings(inner).root == str(tmp_path.resolve())
+    write_pyproject(inner, 'ignore = ["DVL2"]\n')
+    assert load_settings(inner / "m.py").ignore == ("DVL2",)
+
+
+def test_no_pyproject_means_defaults(tmp_path: Path) -> None:
+    assert load_settings(tmp_path) == DEFAULT_SETTINGS
+
+
+def test_explicit_config_file_without_table_means_defaults(tmp_path: Path) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[project]\nname = 'demo'\n")
+    assert load_settings_file(pyproject) == DEFAULT_SETTINGS
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ('selct = ["DVL1"]\n', "selct"),
+        ('select = "DVL1"\n', "select"),
+        ('ignore = ["dvl 1"]\n', "ignore"),
+        ("extend-select = [1]\n", "extend-select"),
+        ('per-file-ignores = ["tests/*"]\n', "per-file-ignores"),
+        ('[tool.devlint.per-file-ignores]\n"tests/*" = "DVL1"\n', "per-file-ignores.'tests/*'"),
+        ('device-names = ["not a name"]\n', "device-names"),
+    ],
+)
+def test_invalid_config_names_file_and_key(tmp_path: Path, body: str, key: str) -> None:
+    pyproject = write_pyproject(tmp_path, body)
+    with pytest.raises(ConfigError) as error:
+        load_settings(tmp_path)
+    assert str(error.value).startswith(f"{pyproject.resolve()}: [tool.devlint] {key}: ")
+
+
+def test_invalid_toml_names_file(tmp_path: Path) -> None:
+    pyproject = write_pyproject(tmp_path, "select = [\n")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_settings(tmp_path)
+    result = devlint("check", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert str(pyproject) in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_exits_2_on_bad_config(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, 'ignore = "DVL101"\n')
+    result = devlint("check", ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "[tool.devlint] ignore: expected a list of codes" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    for directory in ("src", "tests"):
+        (tmp_path / directory / "mixed.py").write_text(MIXED)
+        (tmp_path / directory / "discarded.py").write_text(DISCARDED)
+    return tmp_path
+
+
+def test_config_ignore_and_select(project: Path) -> None:
+    write_pyproject(project, 'ignore = ["DVL101"]\n')
+    assert {code for _, code in codes(devlint("check", ".", cwd=project))} == {"DVL201"}
+    write_pyproject(project, 'select = ["DVL101"]\n')
+    assert {code for _, code in codes(devlint("check", ".", cwd=project))} == {"DVL101"}
+
+
+def test_command_line_codes_override_config(project: Path) -> None:
+    write_pyproject(project, 'select = ["DVL101"]\nignore = ["DVL2"]\n')
+    result = devlint("check", "--select", "DVL2", "--ignore", "DVL101", ".", cwd=project)
+    assert {code for _, code in codes(result)} == {"DVL201"}
+
+
+def test_per_file_ignores_are_relative_to_the_pyproject(project: Path) -> None:
+    write_pyproject(project, '[tool.devlint.per-file-ignores]\n"tests/*" = ["DVL101"]\n')
+    from_root = codes(devlint("check", ".", cwd=project))
+    assert sorted(from_root) == [
+        ("src/discarded.py", "DVL201"),
+        ("src/mixed.py", "DVL101"),
+        ("tests/discarded.py", "DVL201"),
+    ]
+    from_inside = codes(devlint("check", "mixed.py", cwd=project / "tests"))
+    assert from_inside == []
+
+
+def test_explicit_config_option(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = write_pyproject(tmp_path_factory.mktemp("config"), 'ignore = ["DVL2"]\n')
+    result = devlint("check", "--config", str(elsewhere), "src", cwd=project)
+    assert codes(result) == [("src/mixed.py", "DVL101")]
