@@ -123,7 +123,7 @@ class Analysis(CallEvaluator):
         self.pending.append([])
         final = self.block(self.module.body, env)
         self.flush_pending(final if final is not None else env)
-        facts = Facts(self.module, values=self.values)
+        facts = Facts(self.module, events=self.events, values=self.values)
         for event in self.events:
             if isinstance(event, OperandsMeet):
                 facts.operand_meetings.append(event)

@@ -107,6 +107,9 @@ class CallEvaluator(ExpressionEvaluator):
             return self.instantiate(callee.ref, node, args)
         if kind in (Kind.MODULE, Kind.WRAPPER):
             return self.module_call(node, callee, args)
+        if kind is Kind.UNKNOWN and is_known(callee.device):
+            # something moved to a device and then called is a model: it computes there
+            return Value(Kind.TENSOR, callee.device, callee.origin, 1)
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def arguments(self, node: cst.Call, env: Env) -> Args:

@@ -58,6 +58,7 @@ class Facts:
     """Everything rules may ask about one analysed file."""
 
     module: cst.Module
+    events: list[object] = field(default_factory=list)  # all of the below, in analysis order
     operand_meetings: list[OperandsMeet] = field(default_factory=list)
     module_calls: list[ModuleCall] = field(default_factory=list)
     discarded_transfers: list[DiscardedTransfer] = field(default_factory=list)

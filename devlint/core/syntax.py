@@ -34,6 +34,17 @@ def last_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def root_name(node: cst.BaseExpression) -> str:
+    """The variable an expression starts from: ``target.view_as(pred)`` → ``target``."""
+    while True:
+        if isinstance(node, cst.Attribute | cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return node.value if isinstance(node, cst.Name) else ""
+
+
 def parse_device_string(text: str) -> Concrete | None:
     """``"cuda:1"`` → Concrete("cuda", 1); None when the text is no device."""
     match = _DEVICE_STRING.match(text.strip())

@@ -106,6 +106,7 @@ def _same_tuple(a: tuple[Value, ...] | None, b: tuple[Value, ...] | None) -> boo
 
 UNKNOWN_VALUE = Value(Kind.UNKNOWN)
 _NAMED_KINDS = frozenset({Kind.NAMESPACE, Kind.FUNCTION, Kind.CLASS})
+_MODULE_LIKE = frozenset({Kind.MODULE, Kind.WRAPPER, Kind.UNKNOWN})
 NONE_VALUE = Value(Kind.NONE, BOTTOM)
 SCALAR_VALUE = Value(Kind.SCALAR, BOTTOM)
 
@@ -119,7 +120,7 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
     if b.kind is Kind.NONE:
         return a
     if a.kind is not b.kind:
-        return UNKNOWN_VALUE
+        return _join_module_like(a, b, guarded)
     same_ref = a.ref is b.ref or a.ref == b.ref
     if not same_ref and a.kind in _NAMED_KINDS:
         return UNKNOWN_VALUE
@@ -141,6 +142,17 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         a.stateful if a.stateful == b.stateful else None,
         a.ref if same_ref else None,
     )
+
+
+def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
+    """A module on one path and its wrapper (or an unknown callable) on the other:
+    the kind is lost, the device is kept when both agree."""
+    if a.kind not in _MODULE_LIKE or b.kind not in _MODULE_LIKE:
+        return UNKNOWN_VALUE
+    device = join(a.device, b.device, guarded=guarded)
+    if device is UNKNOWN:
+        return UNKNOWN_VALUE
+    return Value(Kind.UNKNOWN, device, a.origin if device == a.device else b.origin)
 
 
 def _accelerator_side(a: Value, b: Value) -> Origin | None:

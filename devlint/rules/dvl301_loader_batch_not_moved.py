@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from devlint.core.conflicts import Clash, module_call_clash, operands_clash
 from devlint.core.describe import operand_phrase, when_it_fails
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.syntax import root_name
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -47,17 +48,26 @@ class LoaderBatchNotMoved(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        clashes: list[Clash | None] = [
-            operands_clash(meeting.operands, meeting.strict) for meeting in facts.operand_meetings
-        ]
-        clashes.extend(module_call_clash(call) for call in facts.module_calls)
-        for clash in clashes:
+        reported: set[tuple[int, str]] = set()
+        for clash in map(_clash_of, facts.events):
             batch = clash.loader_side if clash is not None else None
             if clash is None or batch is None:
                 continue
+            once = (id(batch.value.origin.node), root_name(batch.node))
+            if once in reported:
+                continue  # one finding per unmoved batch element, at its first use
+            reported.add(once)
             other = clash.second if batch is clash.first else clash.first
             message = (
                 f"{operand_phrase(facts, batch)} and was never moved, but "
                 f"{operand_phrase(facts, other)}{when_it_fails(clash)}"
             )
             yield Finding(batch.node, message, clash.severity)
+
+
+def _clash_of(event: object) -> Clash | None:
+    if isinstance(event, OperandsMeet):
+        return operands_clash(event.operands, event.strict)
+    if isinstance(event, ModuleCall):
+        return module_call_clash(event)
+    return None
