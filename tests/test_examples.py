@@ -1,0 +1,204 @@
+"""The rule examples and fixtures are the specification: each file reports exactly its markers.
+
+`rules/<CODE>-<name>/{bad,good,fixed}.py` are runnable programs and `fixtures/<CODE>/*.py` static
+edge cases. In their comments, `# expect: DVL101` marks a line that must be reported (with
+`DVL101@COL`, also at that 1-based column) and `# todo-expect: DVL101` a known miss that must not
+be reported yet, so that the marker is turned into `# expect:` when the analysis learns the case.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+import subprocess
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules"
+FIXTURES = ROOT / "fixtures"
+EXAMPLE_NAMES = ("bad.py", "good.py", "fixed.py")
+RULE_FOLDER = re.compile(r"(?P<code>[A-Z]+[0-9]+)-[a-z0-9]+(?:-[a-z0-9]+)*")
+
+_MARKER = re.compile(r"(?<![\w-])(?P<kind>todo-expect|expect):(?P<codes>[^#]*)")
+_CODE = re.compile(r"(?P<code>[A-Z]+[0-9]+)(?:@(?P<column>[1-9][0-9]*))?")
+
+
+@dataclass(frozen=True, order=True)
+class Expectation:
+    """One marker: `code` must be reported on `line` (at 1-based `column` when given)."""
+
+    line: int
+    code: str
+    column: int | None = None
+    todo: bool = False
+
+
+def parse_expectations(source: str) -> list[Expectation]:
+    """The `expect:` / `todo-expect:` markers of the comments in `source`; strings do not count."""
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type != tokenize.COMMENT:
+            continue
+        for marker in _MARKER.finditer(token.string):
+            items = marker["codes"].replace(",", " ").split()
+            if not items:
+                raise ValueError(f"line {token.start[0]}: marker without a code: {token.string!r}")
+            for item in items:
+                match = _CODE.fullmatch(item)
+                if match is None:
+                    raise ValueError(f"line {token.start[0]}: malformed marker {token.string!r}")
+                column = int(match["column"]) if match["column"] else None
+                todo = marker["kind"] == "todo-expect"
+                found.append(Expectation(token.start[0], match["code"], column, todo))
+    return found
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def _rule_folders() -> list[Path]:
+    if not RULES.is_dir():
+        return []
+    return sorted(
+        path for path in RULES.iterdir() if path.is_dir() and not path.name.startswith((".", "_"))
+    )
+
+
+RULE_FOLDERS = _rule_folders()
+EXAMPLES = [
+    folder / name for folder in RULE_FOLDERS for name in EXAMPLE_NAMES if (folder / name).is_file()
+]
+CLEAN_EXAMPLES = [path for path in EXAMPLES if path.name != "bad.py"]
+FIXTURE_FILES = sorted(FIXTURES.glob("*/*.py"))
+
+
+def _lint(path: Path, source: str):
+    from devlint.engine import lint_source  # imported here: the runnable checks need no analysis
+
+    return lint_source(source, _relative(path))
+
+
+def _describe(pairs, diagnostics) -> str:
+    messages = {(d.line, d.code): d.message for d in diagnostics}
+    return ", ".join(
+        f"line {line} {code}" + (f" ({messages[line, code]})" if (line, code) in messages else "")
+        for line, code in sorted(pairs)
+    )
+
+
+def _assert_reports_match_markers(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    expectations = parse_expectations(source)
+    diagnostics = _lint(path, source)
+    reported = {(d.line, d.code) for d in diagnostics}
+    expected = {(e.line, e.code) for e in expectations if not e.todo}
+    known_misses = {(e.line, e.code) for e in expectations if e.todo}
+
+    now_found = reported & known_misses
+    assert not now_found, (
+        f"{_relative(path)}: now reported, turn `# todo-expect:` into `# expect:`: "
+        + _describe(now_found, diagnostics)
+    )
+    assert reported == expected, (
+        f"{_relative(path)}: missing: {_describe(expected - reported, diagnostics) or 'none'}; "
+        f"unexpected: {_describe(reported - expected, diagnostics) or 'none'}"
+    )
+    for expectation in expectations:
+        if expectation.column is None or expectation.todo:
+            continue
+        columns = sorted(
+            d.column + 1
+            for d in diagnostics
+            if (d.line, d.code) == (expectation.line, expectation.code)
+        )
+        assert expectation.column in columns, (
+            f"{_relative(path)}:{expectation.line}: {expectation.code} expected at column "
+            f"{expectation.column}, reported at {columns}"
+        )
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=_relative)
+def test_example_reports_exactly_its_markers(path: Path) -> None:
+    _assert_reports_match_markers(path)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=_relative)
+def test_fixture_reports_exactly_its_markers(path: Path) -> None:
+    _assert_reports_match_markers(path)
+
+
+@pytest.mark.parametrize("path", CLEAN_EXAMPLES, ids=_relative)
+def test_good_and_fixed_examples_report_nothing(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert parse_expectations(source) == [], f"{_relative(path)} must carry no markers"
+    assert _lint(path, source) == []
+
+
+@pytest.mark.parametrize("folder", RULE_FOLDERS, ids=lambda folder: folder.name)
+def test_rule_folder_has_bad_good_and_fixed_examples(folder: Path) -> None:
+    assert RULE_FOLDER.fullmatch(folder.name), f"rules/{folder.name} is not named <CODE>-<name>"
+    missing = [name for name in EXAMPLE_NAMES if not (folder / name).is_file()]
+    assert not missing, f"rules/{folder.name} lacks {', '.join(missing)}"
+    markers = parse_expectations((folder / "bad.py").read_text(encoding="utf-8"))
+    codes = {marker.code for marker in markers if not marker.todo}
+    code = RULE_FOLDER.fullmatch(folder.name)["code"]
+    assert code in codes, f"rules/{folder.name}/bad.py has no `# expect: {code}` line"
+
+
+@pytest.mark.parametrize("path", EXAMPLES + FIXTURE_FILES, ids=_relative)
+def test_file_starts_with_a_docstring(path: Path) -> None:
+    assert ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))), _relative(path)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=_relative)
+def test_fixture_docstring_says_whether_it_is_reported(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    docstring = ast.get_docstring(ast.parse(source)) or ""
+    verdict = "Reported" if parse_expectations(source) else "Silent"
+    assert docstring.startswith(verdict), f"{_relative(path)}: docstring should start {verdict!r}"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=_relative)
+def test_example_runs_on_cpu(path: Path, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    environment = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}  # examples then pick the CPU
+    completed = subprocess.run(
+        [sys.executable, str(path)],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, f"{_relative(path)} failed on CPU:\n{completed.stderr}"
+
+
+def test_markers_are_read_from_comments_only() -> None:
+    source = 'text = "# expect: DVL101"\nx = 1  # expect: DVL101\n'
+    assert parse_expectations(source) == [Expectation(2, "DVL101")]
+
+
+def test_markers_carry_columns_known_misses_and_several_codes() -> None:
+    source = (
+        "a = 1  # expect: DVL101@5\nb = 2  # todo-expect: DVL301\nc = 3  # expect: DVL101, DVL102\n"
+    )
+    assert parse_expectations(source) == [
+        Expectation(1, "DVL101", column=5),
+        Expectation(2, "DVL301", todo=True),
+        Expectation(3, "DVL101"),
+        Expectation(3, "DVL102"),
+    ]
+
+
+def test_malformed_marker_is_an_error() -> None:
+    with pytest.raises(ValueError, match="malformed"):
+        parse_expectations("x = 1  # expect: dvl101\n")
