@@ -15,7 +15,7 @@ w_key = torch.randn(dim, dim, device=device) / dim**0.5
 
 scores = (x @ w_query) @ (x @ w_key).transpose(1, 2) / dim**0.5
 causal_mask = torch.full((seq_len, seq_len), float("-inf")).triu(diagonal=1)
-scores = scores + causal_mask  # expect: DVL101
+scores = scores + causal_mask  # expect: DVL101@10
 attention = scores.softmax(dim=-1)
 out = attention @ x
 print(f"attention output {tuple(out.shape)} on {out.device}")

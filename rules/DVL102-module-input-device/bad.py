@@ -26,6 +26,6 @@ model.eval()
 
 samples = torch.randn(5, 10)
 with torch.no_grad():
-    logits = model(samples)  # expect: DVL102
+    logits = model(samples)  # expect: DVL102@14
 predictions = logits.argmax(dim=-1)
 print(f"predicted classes {predictions.tolist()} on {logits.device}")

@@ -14,7 +14,7 @@ encoder.to(device)  # fine: a module moves its parameters in place
 
 corpus = torch.randn(256, 64)
 corpus = corpus / corpus.norm(dim=1, keepdim=True)
-corpus.to(device)  # expect: DVL201
+corpus.to(device)  # expect: DVL201@1
 
 print(f"encoder on {next(encoder.parameters()).device}, corpus on {corpus.device}")
 assert corpus.device.type == device.type, "the corpus was never moved to the device"

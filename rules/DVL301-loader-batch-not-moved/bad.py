@@ -22,7 +22,7 @@ for epoch in range(3):
     for inputs, targets in loader:
         inputs = inputs.to(device)
         optimizer.zero_grad()
-        loss = criterion(model(inputs), targets)  # expect: DVL301
+        loss = criterion(model(inputs), targets)  # expect: DVL301@41
         loss.backward()
         optimizer.step()
     print(f"epoch {epoch}: loss {loss.item():.4f}")
