@@ -51,9 +51,23 @@ import libcst as cst
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SKIP_DIRS = {
-    ".git", ".hg", ".svn", ".venv", "venv", ".env", "env", ".tox", ".nox",
-    "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".ruff_cache",
-    ".pytest_cache", "build", "dist",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".env",
+    "env",
+    ".tox",
+    ".nox",
+    "__pycache__",
+    "site-packages",
+    "node_modules",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "build",
+    "dist",
 }
 
 
@@ -86,7 +100,8 @@ def collect(paths: list[str]) -> list[Path]:
             sys.exit(f"bench: no such file or directory: {arg}")
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(
-                d for d in dirnames
+                d
+                for d in dirnames
                 if d not in SKIP_DIRS and not (Path(dirpath, d) / "pyvenv.cfg").exists()
             )
             found.update(Path(dirpath, f) for f in filenames if f.endswith(".py"))
@@ -176,10 +191,18 @@ def main(argv: list[str] | None = None) -> int:
         description="Time devlint's per-file work against bare libcst.parse_module."
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to read")
-    parser.add_argument("--repeat", type=int, default=3, metavar="N",
-                        help="timed repeats of each pass; the best is reported (default 3)")
-    parser.add_argument("--profile", action="store_true",
-                        help="also run one devlint pass under cProfile, print top 25 cumulative")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        metavar="N",
+        help="timed repeats of each pass; the best is reported (default 3)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also run one devlint pass under cProfile, print top 25 cumulative",
+    )
     parser.add_argument("--json", metavar="OUT", help="write the numbers as JSON to OUT")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -223,14 +246,20 @@ def main(argv: list[str] | None = None) -> int:
     parse_t = best(parse_runs)
     lint_t = best(lint_runs) if lint_runs else None
 
-    print(f"python {platform.python_version()} ({platform.python_implementation()}), "
-          f"libcst {_libcst_version()}, best of {args.repeat}")
-    print(f"files: {len(files)} found, {len(sources)} measured, "
-          f"{len(unparsable)} unparsable and {len(undecodable)} undecodable left out")
+    print(
+        f"python {platform.python_version()} ({platform.python_implementation()}), "
+        f"libcst {_libcst_version()}, best of {args.repeat}"
+    )
+    print(
+        f"files: {len(files)} found, {len(sources)} measured, "
+        f"{len(unparsable)} unparsable and {len(undecodable)} undecodable left out"
+    )
     for name in unparsable + undecodable:
         print(f"  left out: {name}")
-    print(f"analysed (contain 'torch'): {len(analysed)} files, {a_lines} lines; "
-          f"skipped by devlint's pre-filter: {len(sources) - len(analysed)} files, {s_lines} lines")
+    print(
+        f"analysed (contain 'torch'): {len(analysed)} files, {a_lines} lines; "
+        f"skipped by devlint's pre-filter: {len(sources) - len(analysed)} files, {s_lines} lines"
+    )
     print()
     header = f"{'':28} {'files':>6} {'lines':>8} {'seconds':>9} {'lines/s':>10}"
     print(header)
@@ -248,18 +277,28 @@ def main(argv: list[str] | None = None) -> int:
         ratio = lint_t.analysed / parse_t.analysed if parse_t.analysed else float("nan")
         ratio_all = lint_t.total / parse_t.total
         print()
-        print(f"ratio devlint/parse, analysed files: {ratio:.2f}  "
-              f"({'within' if ratio <= 2.0 else 'ABOVE'} the 2.0 target)")
-        print(f"ratio devlint/parse, all files:      {ratio_all:.2f}  "
-              "(flattered by pre-filtered files)")
-        print(f"rules: {n_rules}; findings per code (one pass): "
-              + (", ".join(f"{k}={v}" for k, v in sorted(first_findings.items())) or "none"))
+        print(
+            f"ratio devlint/parse, analysed files: {ratio:.2f}  "
+            f"({'within' if ratio <= 2.0 else 'ABOVE'} the 2.0 target)"
+        )
+        print(
+            f"ratio devlint/parse, all files:      {ratio_all:.2f}  "
+            "(flattered by pre-filtered files)"
+        )
+        print(
+            f"rules: {n_rules}; findings per code (one pass): "
+            + (", ".join(f"{k}={v}" for k, v in sorted(first_findings.items())) or "none")
+        )
         if not n_rules:
-            print("WARNING: no rules are registered, so lint_source returns before parsing "
-                  "and the devlint numbers measure nothing")
+            print(
+                "WARNING: no rules are registered, so lint_source returns before parsing "
+                "and the devlint numbers measure nothing"
+            )
         if first_findings.get("DVL003"):
-            print(f"WARNING: {first_findings['DVL003']} files hit internal errors (DVL003); "
-                  "their analysis stopped early, which flatters the devlint numbers")
+            print(
+                f"WARNING: {first_findings['DVL003']} files hit internal errors (DVL003); "
+                "their analysis stopped early, which flatters the devlint numbers"
+            )
     else:
         print()
         print(f"devlint not measured: cannot import devlint.engine ({import_error})")

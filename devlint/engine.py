@@ -51,8 +51,9 @@ def lint_source(
     return diagnostics
 
 
-def lint_file(path: Path, settings: Settings = DEFAULT_SETTINGS, display: str | None = None
-              ) -> list[Diagnostic]:
+def lint_file(
+    path: Path, settings: Settings = DEFAULT_SETTINGS, display: str | None = None
+) -> list[Diagnostic]:
     """Read, decode and lint one file; unreadable files become a DVL002 notice."""
     name = display or str(path)
     try:
@@ -93,8 +94,14 @@ def _diagnostics(facts: Facts, rules: list[Rule], path: str):
         for finding in rule.check(facts):
             start, end = facts.span_of(finding.node)
             yield Diagnostic(
-                path, start[0], start[1], end[0], end[1],
-                rule.meta.code, finding.message, finding.severity,
+                path,
+                start[0],
+                start[1],
+                end[0],
+                end[1],
+                rule.meta.code,
+                finding.message,
+                finding.severity,
             )
 
 

@@ -14,8 +14,18 @@ from typing import NamedTuple
 PYTHON_SUFFIXES = (".py", ".pyi")
 SKIPPED_DIRECTORIES = frozenset(
     {
-        ".git", ".hg", ".svn", ".tox", ".nox", "node_modules", "__pycache__",
-        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv", "venv",
+        ".git",
+        ".hg",
+        ".svn",
+        ".tox",
+        ".nox",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".venv",
+        "venv",
     }
 )
 

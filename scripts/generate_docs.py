@@ -48,8 +48,16 @@ def rule_doc(rule: type[Rule]) -> str:
     ]
     for title, name in (("Example", "bad.py"), ("Use instead", "good.py")):
         code = (folder / name).read_text(encoding="utf-8").rstrip()
-        lines += [f"## {title}", "", f"`rules/{folder.name}/{name}`:", "", "```python", code,
-                  "```", ""]
+        lines += [
+            f"## {title}",
+            "",
+            f"`rules/{folder.name}/{name}`:",
+            "",
+            "```python",
+            code,
+            "```",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -57,14 +65,17 @@ def rules_table() -> str:
     rows = ["| Code | Name | Severity | What it finds |", "| --- | --- | --- | --- |"]
     for rule in all_rules():
         meta = rule.meta
-        rows.append(f"| [{meta.code}](docs/rules/{meta.code}.md) | {meta.name} | "
-                    f"{meta.severity.value} | {meta.summary} |")
+        rows.append(
+            f"| [{meta.code}](docs/rules/{meta.code}.md) | {meta.name} | "
+            f"{meta.severity.value} | {meta.summary} |"
+        )
     return "\n".join(rows)
 
 
 def expected_files() -> dict[Path, str]:
-    files = {ROOT / "docs" / "rules" / f"{rule.meta.code}.md": rule_doc(rule)
-             for rule in all_rules()}
+    files = {
+        ROOT / "docs" / "rules" / f"{rule.meta.code}.md": rule_doc(rule) for rule in all_rules()
+    }
     readme = ROOT / "README.md"
     text = readme.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(TABLE_START) + ".*?" + re.escape(TABLE_END), re.S)

@@ -40,7 +40,11 @@ y = x + 1
 def devlint(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "devlint", *args],
-        cwd=cwd, input=stdin, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -86,10 +90,19 @@ def test_json_output_schema(project: Path) -> None:
     assert result.returncode == 1
     [entry] = json.loads(result.stdout)
     assert set(entry) == {
-        "path", "line", "column", "end_line", "end_column", "code", "message", "severity",
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "code",
+        "message",
+        "severity",
     }
     assert (entry["path"], entry["line"], entry["column"], entry["code"]) == (
-        "mixed.py", *MIXED_AT, "DVL101",
+        "mixed.py",
+        *MIXED_AT,
+        "DVL101",
     )
     assert (entry["end_line"], entry["end_column"]) == (7, 17)  # end of `a + b`, exclusive
     assert entry["severity"] in {"error", "warning", "info"}
@@ -197,7 +210,9 @@ def test_rules_lists_every_rule(tmp_path: Path) -> None:
 def test_closed_stdout_is_not_a_traceback(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "devlint", "rules"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     process.stdout.close()
     _, stderr = process.communicate(timeout=60)

@@ -31,7 +31,10 @@ DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
 def devlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "devlint", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

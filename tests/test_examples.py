@@ -24,6 +24,7 @@ FIXTURES = ROOT / "fixtures"
 EXAMPLE_NAMES = ("bad.py", "good.py", "fixed.py")
 RULE_FOLDER = re.compile(r"(?P<code>[A-Z]+[0-9]+)-[a-z0-9]+(?:-[a-z0-9]+)*")
 
+
 def _relative(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 

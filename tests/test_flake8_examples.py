@@ -12,9 +12,23 @@ FILES = sorted([*ROOT.glob("rules/*/*.py"), *ROOT.glob("fixtures/*/*.py")])
 
 def test_flake8_reports_every_marker_at_its_line_and_column():
     completed = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--select", "DVL", "-j", "2",
-         "--format", "%(path)s|%(row)d|%(col)d|%(code)s", *map(str, FILES)],
-        capture_output=True, text=True, cwd=ROOT, check=False,
+        [
+            sys.executable,
+            "-m",
+            "flake8",
+            "--isolated",
+            "--select",
+            "DVL",
+            "-j",
+            "2",
+            "--format",
+            "%(path)s|%(row)d|%(col)d|%(code)s",
+            *map(str, FILES),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     assert completed.stderr == ""
     reported: dict[tuple[str, int, str], int] = {}

@@ -28,7 +28,11 @@ DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
 def flake8(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", *args],
-        cwd=cwd, input=stdin, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -128,7 +132,10 @@ def test_device_names_option_is_accepted_from_command_line_and_config(tmp_path: 
     (tmp_path / "setup.cfg").write_text("[flake8]\nselect = DVL\ndevlint-device-names = dev\n")
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "m.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert reports(result) == [("m.py", 7, 12, "DVL101")]
 

@@ -51,6 +51,8 @@ def test_every_examples_folder_belongs_to_a_rule():
 def test_generated_docs_are_up_to_date():
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "generate_docs.py"), "--check"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

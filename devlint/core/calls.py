@@ -36,33 +36,95 @@ CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a modu
 PARAMETER = "parameter"
 BUFFER = "buffer"
 
-_TENSOR_FROM_DATA = frozenset({
-    "torch.tensor", "torch.as_tensor", "torch.asarray", "torch.from_numpy",
-    "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor",
-    "torch.IntTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.ByteTensor",
-})
+_TENSOR_FROM_DATA = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.asarray",
+        "torch.from_numpy",
+        "torch.Tensor",
+        "torch.FloatTensor",
+        "torch.LongTensor",
+        "torch.BoolTensor",
+        "torch.IntTensor",
+        "torch.DoubleTensor",
+        "torch.HalfTensor",
+        "torch.ByteTensor",
+    }
+)
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
-_WRAPPERS = frozenset({
-    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
-    "torch.nn.parallel.DistributedDataParallel",
-})
-_MODULE_CONTAINERS = frozenset({
-    "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
-})
-_PASS_THROUGH = frozenset({
-    "iter", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
-    "reversed", "sorted",
-})
-_BUILTINS = frozenset({
-    "enumerate", "zip", "iter", "next", "list", "tuple", "range", "len", "isinstance",
-    "print", "reversed", "sorted", "dict", "set", "min", "max", "sum", "abs", "float",
-    "int", "str", "bool", "super", "getattr", "hasattr", "type", "repr", "round",
-})
-_MODULE_SELF_METHODS = frozenset({
-    "train", "eval", "float", "half", "double", "bfloat16", "requires_grad_", "share_memory",
-    "apply", "type",
-})
+_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+    }
+)
+_MODULE_CONTAINERS = frozenset(
+    {
+        "torch.nn.Sequential",
+        "torch.nn.ModuleList",
+        "torch.nn.ModuleDict",
+    }
+)
+_PASS_THROUGH = frozenset(
+    {
+        "iter",
+        "tqdm.tqdm",
+        "tqdm.auto.tqdm",
+        "tqdm.notebook.tqdm",
+        "tqdm.std.tqdm",
+        "reversed",
+        "sorted",
+    }
+)
+_BUILTINS = frozenset(
+    {
+        "enumerate",
+        "zip",
+        "iter",
+        "next",
+        "list",
+        "tuple",
+        "range",
+        "len",
+        "isinstance",
+        "print",
+        "reversed",
+        "sorted",
+        "dict",
+        "set",
+        "min",
+        "max",
+        "sum",
+        "abs",
+        "float",
+        "int",
+        "str",
+        "bool",
+        "super",
+        "getattr",
+        "hasattr",
+        "type",
+        "repr",
+        "round",
+    }
+)
+_MODULE_SELF_METHODS = frozenset(
+    {
+        "train",
+        "eval",
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "requires_grad_",
+        "share_memory",
+        "apply",
+        "type",
+    }
+)
 _REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module"})
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
@@ -205,8 +267,7 @@ class CallEvaluator(ExpressionEvaluator):
         if module is not None:
             holds_tensor = any(is_tensor_like(value) for _, value in args.all())
             stateful = True if holds_tensor else module.stateful
-            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful,
-                         ref=qualname)
+            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=qualname)
         if torch_api.is_optimizer(qualname):
             return Value(Kind.OPTIMIZER)
         spec = torch_api.torch_function(qualname)
@@ -241,8 +302,10 @@ class CallEvaluator(ExpressionEvaluator):
             if source is None:
                 continue
             value = source[1]
-            if source is collate and value.kind is Kind.FUNCTION and isinstance(
-                value.ref, FunctionInfo
+            if (
+                source is collate
+                and value.kind is Kind.FUNCTION
+                and isinstance(value.ref, FunctionInfo)
             ):
                 value = self.call_function(value.ref, Args((), {}), None)
             device = accelerator_inside(value)
@@ -260,8 +323,14 @@ class CallEvaluator(ExpressionEvaluator):
         stateful = True if True in states else (None if unknown or None in states else False)
         return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful)
 
-    def apply_spec(self, spec: CallSpec, name: str, node: cst.Call, args: Args,
-                   receiver: tuple[cst.BaseExpression, Value] | None) -> Value:
+    def apply_spec(
+        self,
+        spec: CallSpec,
+        name: str,
+        node: cst.Call,
+        args: Args,
+        receiver: tuple[cst.BaseExpression, Value] | None,
+    ) -> Value:
         """What a torch function or tensor method described by the API table returns."""
         kind = spec.kind
         if kind is CallKind.FACTORY:
@@ -290,9 +359,9 @@ class CallEvaluator(ExpressionEvaluator):
             ndim = base.ndim if name not in ("squeeze", "item", "select") else None
         return Value(Kind.TENSOR, base.device, base.origin, ndim)
 
-    def tensor_operands(self, spec: CallSpec, args: Args,
-                        receiver: tuple[cst.BaseExpression, Value] | None
-                        ) -> list[tuple[cst.BaseExpression, Value]]:
+    def tensor_operands(
+        self, spec: CallSpec, args: Args, receiver: tuple[cst.BaseExpression, Value] | None
+    ) -> list[tuple[cst.BaseExpression, Value]]:
         """Tensors an op receives: the receiver, tensor arguments, members of a tensor list.
 
         Every tensor-valued positional argument counts (``einsum(eq, a, b)``), and
@@ -311,8 +380,9 @@ class CallEvaluator(ExpressionEvaluator):
                 found.append(given)
         return found
 
-    def sequence_members(self, given: tuple[cst.BaseExpression, Value]
-                         ) -> list[tuple[cst.BaseExpression, Value]]:
+    def sequence_members(
+        self, given: tuple[cst.BaseExpression, Value]
+    ) -> list[tuple[cst.BaseExpression, Value]]:
         node, value = given
         if value.items is not None and isinstance(node, (cst.List, cst.Tuple)):
             members = []
@@ -325,8 +395,9 @@ class CallEvaluator(ExpressionEvaluator):
 
     # -- methods ----------------------------------------------------------------
 
-    def method_call(self, node: cst.Call, func: cst.Attribute, receiver: Value, name: str,
-                    args: Args, env: Env) -> Value:
+    def method_call(
+        self, node: cst.Call, func: cst.Attribute, receiver: Value, name: str, args: Args, env: Env
+    ) -> Value:
         kind = receiver.kind
         if name in MOVES and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
             return self.move(node, func.value, receiver, name, args, env)
@@ -350,23 +421,35 @@ class CallEvaluator(ExpressionEvaluator):
             return self.data_method(receiver, name)
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
-    def register(self, receiver_node: cst.BaseExpression, name: str, args: Args, env: Env
-                 ) -> Value:
+    def register(self, receiver_node: cst.BaseExpression, name: str, args: Args, env: Env) -> Value:
         """``self.register_buffer("mask", t)`` binds ``self.mask`` to a buffer."""
         label, given = args.get(0, "name"), args.get(1)
         owner = dotted_name(receiver_node)
-        attribute = label[0].evaluated_value if label and isinstance(
-            label[0], cst.SimpleString) else None
+        attribute = (
+            label[0].evaluated_value if label and isinstance(label[0], cst.SimpleString) else None
+        )
         if owner is not None and isinstance(attribute, str) and given is not None:
             value = given[1]
             if name == "register_buffer" or name == "register_parameter":
-                value = Value(Kind.TENSOR, value.device, value.origin, value.ndim,
-                              ref=BUFFER if name == "register_buffer" else PARAMETER)
+                value = Value(
+                    Kind.TENSOR,
+                    value.device,
+                    value.origin,
+                    value.ndim,
+                    ref=BUFFER if name == "register_buffer" else PARAMETER,
+                )
             env.set(f"{owner}.{attribute}", value)
         return SCALAR_VALUE
 
-    def move(self, node: cst.Call, receiver_node: cst.BaseExpression, receiver: Value,
-             name: str, args: Args, env: Env) -> Value:
+    def move(
+        self,
+        node: cst.Call,
+        receiver_node: cst.BaseExpression,
+        receiver: Value,
+        name: str,
+        args: Args,
+        env: Env,
+    ) -> Value:
         """``.to()``/``.cuda()``/``.cpu()``: modules move in place, tensors get a copy.
 
         A bare-statement move of a batch or of something unknown is rebound by
@@ -383,8 +466,7 @@ class CallEvaluator(ExpressionEvaluator):
             self.rebind(receiver_node, moved, env)
         return moved
 
-    def move_target(self, name: str, args: Args
-                    ) -> tuple[Device | None, cst.BaseExpression | None]:
+    def move_target(self, name: str, args: Args) -> tuple[Device | None, cst.BaseExpression | None]:
         """Where a move sends its receiver (None: nowhere new, e.g. ``.to(torch.half)``).
 
         The second item is the expression naming the device, for messages.
@@ -410,8 +492,14 @@ class CallEvaluator(ExpressionEvaluator):
         if path is not None:
             env.update(path, value)
 
-    def tensor_method(self, node: cst.Call, receiver_node: cst.BaseExpression, receiver: Value,
-                      name: str, args: Args) -> Value:
+    def tensor_method(
+        self,
+        node: cst.Call,
+        receiver_node: cst.BaseExpression,
+        receiver: Value,
+        name: str,
+        args: Args,
+    ) -> Value:
         if name == "copy_":
             return receiver
         if name in ("item", "tolist"):
@@ -427,8 +515,10 @@ class CallEvaluator(ExpressionEvaluator):
         if name in ("parameters", "buffers"):
             return Value(Kind.ITERABLE, element=Value(Kind.TENSOR, module.device, module.origin))
         if name in ("named_parameters", "named_buffers"):
-            pair = Value(Kind.SEQUENCE, items=(
-                Value(Kind.STRING), Value(Kind.TENSOR, module.device, module.origin)))
+            pair = Value(
+                Kind.SEQUENCE,
+                items=(Value(Kind.STRING), Value(Kind.TENSOR, module.device, module.origin)),
+            )
             return Value(Kind.ITERABLE, element=pair)
         if name == "forward":
             return self.module_call(node, module, args)
@@ -436,9 +526,14 @@ class CallEvaluator(ExpressionEvaluator):
 
     def data_method(self, container: Value, name: str) -> Value:
         """``items()``/``values()``/``get()`` of a batch or dict: what it holds."""
-        part = batch_part(container) if container.kind in (Kind.BATCH, Kind.TENSOR) else (
-            container.element or (join_all(container.items) if container.items else
-                                  UNKNOWN_VALUE))
+        part = (
+            batch_part(container)
+            if container.kind in (Kind.BATCH, Kind.TENSOR)
+            else (
+                container.element
+                or (join_all(container.items) if container.items else UNKNOWN_VALUE)
+            )
+        )
         if name == "items":
             pair = Value(Kind.SEQUENCE, items=(Value(Kind.STRING), part))
             return Value(Kind.ITERABLE, element=pair)
@@ -476,8 +571,7 @@ class CallEvaluator(ExpressionEvaluator):
             return self.iterate(values[0], first[0]) if first else UNKNOWN_VALUE
         if name == "enumerate" and first is not None:
             element = self.iterate(values[0], first[0])
-            return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE,
-                                                      items=(SCALAR_VALUE, element)))
+            return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE, items=(SCALAR_VALUE, element)))
         if name == "zip" and not args.starred:
             items = tuple(self.iterate(value, expr) for expr, value in args.positional)
             return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE, items=items))
@@ -508,8 +602,9 @@ def _is_loss(qualname: str) -> bool:
 def _literal_ndim(node: cst.BaseExpression) -> int | None:
     if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
         return 0
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer,
-                                                                               cst.Float)):
+    if isinstance(node, cst.UnaryOperation) and isinstance(
+        node.expression, (cst.Integer, cst.Float)
+    ):
         return 0
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return 0
@@ -536,4 +631,3 @@ def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
 
 def _has_dim_argument(args: Args) -> bool:
     return bool(args.positional) or "dim" in args.keywords or "axis" in args.keywords
-

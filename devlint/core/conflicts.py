@@ -43,7 +43,7 @@ def operands_clash(operands: tuple[Operand, ...], strict: bool) -> Clash | None:
     """The most certain clash among tensors that meet in one operation, if any."""
     best: Clash | None = None
     for i, first in enumerate(operands):
-        for second in operands[i + 1:]:
+        for second in operands[i + 1 :]:
             found = _clash(first, second, strict)
             if found is not None and (best is None or found.severity is Severity.ERROR):
                 best = found

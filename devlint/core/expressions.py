@@ -25,7 +25,11 @@ from devlint.core.values import (
 STRING_VALUE = Value(Kind.STRING)
 _TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 _ELEMENTWISE_COMPARISONS = (
-    cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+    cst.Equal,
+    cst.NotEqual,
+    cst.LessThan,
+    cst.LessThanEqual,
+    cst.GreaterThan,
     cst.GreaterThanEqual,
 )
 
@@ -104,8 +108,9 @@ class ExpressionEvaluator:
     def attribute_of(self, base: Value, name: str, node: cst.Attribute) -> Value:
         raise NotImplementedError
 
-    def meet(self, node: cst.CSTNode, operation: str, operands: list[Operand], strict: bool
-             ) -> None:
+    def meet(
+        self, node: cst.CSTNode, operation: str, operands: list[Operand], strict: bool
+    ) -> None:
         """Record that tensors meet in one operation (rules decide if devices clash)."""
         tensors = tuple(op for op in operands if is_tensor_like(op.value))
         if len(tensors) >= 2:
@@ -178,11 +183,20 @@ class ExpressionEvaluator:
         left = self.eval(node.left, env)
         right = self.eval(node.right, env)
         strict = isinstance(node.operator, cst.MatrixMultiply)
-        return self.operate(node, type(node.operator).__name__, left, node.left, right,
-                            node.right, strict)
+        return self.operate(
+            node, type(node.operator).__name__, left, node.left, right, node.right, strict
+        )
 
-    def operate(self, node: cst.CSTNode, operation: str, left: Value, left_node: cst.CSTNode,
-                right: Value, right_node: cst.CSTNode, strict: bool) -> Value:
+    def operate(
+        self,
+        node: cst.CSTNode,
+        operation: str,
+        left: Value,
+        left_node: cst.CSTNode,
+        right: Value,
+        right_node: cst.CSTNode,
+        strict: bool,
+    ) -> Value:
         """Result of a binary operator; records the meeting when both sides are tensors."""
         left_tensor, right_tensor = is_tensor_like(left), is_tensor_like(right)
         if not (left_tensor or right_tensor):
@@ -190,8 +204,9 @@ class ExpressionEvaluator:
                 return STRING_VALUE
             return SCALAR_VALUE if left.kind is Kind.SCALAR is right.kind else UNKNOWN_VALUE
         if left_tensor and right_tensor:
-            self.meet(node, operation, [Operand(left_node, left), Operand(right_node, right)],
-                      strict)
+            self.meet(
+                node, operation, [Operand(left_node, left), Operand(right_node, right)], strict
+            )
             base = left if is_known(left.device) else right
             ndim = combined_ndim([left, right])
             return Value(Kind.TENSOR, base.device, base.origin, None if strict else ndim)
@@ -213,8 +228,15 @@ class ExpressionEvaluator:
         for target in node.comparisons:
             right = self.eval(target.comparator, env)
             if isinstance(target.operator, _ELEMENTWISE_COMPARISONS):
-                value = self.operate(node, type(target.operator).__name__, left, left_node,
-                                     right, target.comparator, strict=False)
+                value = self.operate(
+                    node,
+                    type(target.operator).__name__,
+                    left,
+                    left_node,
+                    right,
+                    target.comparator,
+                    strict=False,
+                )
                 if value.kind is Kind.TENSOR:
                     result = value
             left_node, left = target.comparator, right
@@ -244,8 +266,10 @@ class ExpressionEvaluator:
         if isinstance(first, cst.FormattedStringText):
             device = parse_device_string(first.value.rstrip(":"))
             if device is not None and device.type != "cpu":
-                return Value(Kind.STRING, Concrete(device.type, None) if
-                             first.value.endswith(":") else device)
+                return Value(
+                    Kind.STRING,
+                    Concrete(device.type, None) if first.value.endswith(":") else device,
+                )
         return STRING_VALUE
 
     def _integer(self, node: cst.Integer, env: Env) -> Value:
@@ -297,8 +321,9 @@ class ExpressionEvaluator:
             clause = clause.inner_for_in
         return inner
 
-    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp, env: Env
-                       ) -> Value:
+    def _comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp, env: Env
+    ) -> Value:
         inner = self._comprehension_scope(node, env)
         element = self.eval(node.elt, inner)
         kind = Kind.ITERABLE if isinstance(node, cst.GeneratorExp) else Kind.SEQUENCE
@@ -329,4 +354,3 @@ class ExpressionEvaluator:
     def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:
         """What a ``for`` over ``iterable`` binds; iterating a DataLoader yields a batch."""
         raise NotImplementedError
-

@@ -61,8 +61,9 @@ class Args:
     keywords: dict[str, tuple[cst.BaseExpression, Value]]
     starred: bool = False
 
-    def get(self, position: int, keyword: str | None = None
-            ) -> tuple[cst.BaseExpression, Value] | None:
+    def get(
+        self, position: int, keyword: str | None = None
+    ) -> tuple[cst.BaseExpression, Value] | None:
         """The argument at ``position`` or named ``keyword``, if given."""
         if keyword is not None and keyword in self.keywords:
             return self.keywords[keyword]

@@ -73,25 +73,54 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="lint files and directories")
     check.set_defaults(command=_check)
     check.add_argument(
-        "paths", nargs="*", default=["."], metavar="PATH",
+        "paths",
+        nargs="*",
+        default=["."],
+        metavar="PATH",
         help="files or directories to lint (default: .); - reads standard input",
     )
     check.add_argument("--format", choices=sorted(_FORMATS), default="text")
-    check.add_argument("--select", type=_codes, metavar="CODES",
-                       help="comma-separated codes or prefixes to report (replaces the config's)")
-    check.add_argument("--extend-select", type=_codes, default=(), metavar="CODES",
-                       help="codes to report in addition, e.g. rules that are off by default")
-    check.add_argument("--ignore", type=_codes, metavar="CODES",
-                       help="codes or prefixes not to report (replaces the config's)")
-    check.add_argument("-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1,
-                       metavar="N", help="worker processes (default: number of CPUs)")
-    check.add_argument("--config", type=Path, metavar="PYPROJECT",
-                       help="pyproject.toml to read [tool.devlint] from "
-                            "(default: the nearest one that has it)")
-    check.add_argument("--exit-zero", action="store_true",
-                       help="exit 0 even when problems are reported")
-    check.add_argument("--stdin-filename", metavar="NAME",
-                       help="name to report for standard input (and to match per-file-ignores)")
+    check.add_argument(
+        "--select",
+        type=_codes,
+        metavar="CODES",
+        help="comma-separated codes or prefixes to report (replaces the config's)",
+    )
+    check.add_argument(
+        "--extend-select",
+        type=_codes,
+        default=(),
+        metavar="CODES",
+        help="codes to report in addition, e.g. rules that are off by default",
+    )
+    check.add_argument(
+        "--ignore",
+        type=_codes,
+        metavar="CODES",
+        help="codes or prefixes not to report (replaces the config's)",
+    )
+    check.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes (default: number of CPUs)",
+    )
+    check.add_argument(
+        "--config",
+        type=Path,
+        metavar="PYPROJECT",
+        help="pyproject.toml to read [tool.devlint] from (default: the nearest one that has it)",
+    )
+    check.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when problems are reported"
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="name to report for standard input (and to match per-file-ignores)",
+    )
 
     rules = commands.add_parser("rules", help="list the rules")
     rules.set_defaults(command=_rules)
@@ -182,7 +211,7 @@ def _lint_files(files: list[Path], settings: Settings, jobs: int) -> list[Diagno
     if jobs == 1 or len(files) < IN_PROCESS_BELOW:
         return _lint_chunk(files, settings)
     size = max(1, min(MAX_CHUNK, len(files) // (jobs * 4)))
-    chunks = [files[start:start + size] for start in range(0, len(files), size)]
+    chunks = [files[start : start + size] for start in range(0, len(files), size)]
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupts)
     try:
         futures = [(pool.submit(_lint_chunk, chunk, settings), chunk) for chunk in chunks]

@@ -1,0 +1,223 @@
+"""Classes defined in the file: what ``__init__`` leaves on self, modules and datasets."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.core import torch_api
+from devlint.core.binder import Env, join_envs
+from devlint.core.calls import BUFFER, CALL_RESULT, MOVES, PARAMETER
+from devlint.core.functions import MAX_CALL_DEPTH, FunctionAnalysis, args_signature
+from devlint.core.lattice import CPU, UNKNOWN, Symbol, is_known
+from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
+from devlint.core.values import (
+    SCALAR_VALUE,
+    UNKNOWN_VALUE,
+    Kind,
+    Origin,
+    Value,
+    accelerator_inside,
+)
+
+_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+_DATASET_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.Dataset",
+    }
+)
+
+
+class ClassAnalysis(FunctionAnalysis):
+    """Class definitions and instantiation."""
+
+    def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
+        info = ClassInfo(statement, ClassKind.PLAIN)
+        unknown_base = False
+        for base in statement.bases:
+            value = self.eval(base.value, env)
+            if value.kind is Kind.CLASS and isinstance(value.ref, ClassInfo):
+                parent = value.ref
+                info.kind = parent.kind if info.kind is ClassKind.PLAIN else info.kind
+                info.methods.update(parent.methods)
+                info.attrs.update(parent.attrs)
+                info.stateful = parent.stateful
+            elif value.kind is Kind.NAMESPACE and value.ref in _MODULE_BASES:
+                info.kind = ClassKind.MODULE
+            elif value.kind is Kind.NAMESPACE and value.ref in _DATASET_BASES:
+                info.kind = ClassKind.DATASET
+            elif value.kind is Kind.NAMESPACE and torch_api.nn_module(value.ref):
+                info.kind = ClassKind.MODULE
+                unknown_base = True
+            elif base.keyword is None:
+                unknown_base = True
+        for item in statement.body.body:
+            if isinstance(item, cst.FunctionDef):
+                info.methods[item.name.value] = FunctionInfo(item, env, info)
+        env.set(statement.name.value, Value(Kind.CLASS, ref=info))
+        init = info.methods.get("__init__")
+        if init is not None and init.owner is info:
+            self._analyse_init(info, init, unknown_base)
+        elif unknown_base:
+            info.stateful = None
+        for method in info.methods.values():
+            if method.owner is info and method is not init and self.pending:
+                self.pending[-1].append(method)
+        return env
+
+    def _analyse_init(self, info: ClassInfo, init: FunctionInfo, unknown_base: bool) -> None:
+        self.analysed.add(init.node)
+        receiver = Value(Kind.INSTANCE, ref=info)
+        attrs, moved = self._construct_attrs(init, None, receiver)
+        _forget_assigned_elsewhere(info, attrs)
+        info.moves_itself = moved or any(
+            _is_state(value) and is_known(value.device) and value.device != CPU
+            for value in attrs.values()
+        )
+        if info.kind is ClassKind.MODULE:
+            info.stateful = _stateful(attrs.values(), info.stateful, unknown_base)
+            inside = Symbol("self", accel=False)
+            for name, value in attrs.items():
+                if _is_state(value):
+                    attrs[name] = value.with_device(inside, None)
+        info.attrs.update(attrs)
+
+    def _construct_attrs(
+        self, init: FunctionInfo, args: Args | None, receiver: Value
+    ) -> tuple[dict[str, Value], bool]:
+        """Run ``__init__``; returns what it leaves on self and whether it moved self."""
+        env = self.bind_parameters(init, args, receiver)
+        frame = self.run_function(init, env)
+        exit_env = None
+        for path in frame.exits:
+            exit_env = join_envs(exit_env, path)
+        if exit_env is None:
+            return {}, False
+        params = [*init.node.params.posonly_params, *init.node.params.params]
+        own = params[0].name.value if params else "self"
+        prefix = own + "."
+        attrs = {
+            key[len(prefix) :]: value
+            for key, value in exit_env.bindings.items()
+            if key.startswith(prefix) and "." not in key[len(prefix) :]
+        }
+        final_self = exit_env.bindings.get(own)
+        return attrs, final_self is not None and is_known(final_self.device)
+
+    def instantiate(self, info: ClassInfo, node: cst.Call, args: Args) -> Value:
+        origin = Origin("created", node)
+        if info.kind is ClassKind.MODULE:
+            device = UNKNOWN if info.moves_itself else CPU
+            return Value(Kind.MODULE, device, origin, stateful=info.stateful, ref=info)
+        instance = self._construct(info, args)
+        if info.kind is ClassKind.DATASET:
+            getitem = info.methods.get("__getitem__")
+            item = UNKNOWN_VALUE
+            if getitem is not None:
+                item = self.call_function(getitem, Args(((node, SCALAR_VALUE),), {}), instance)
+            device = accelerator_inside(item)
+            return Value(Kind.DATASET, device or CPU, item.origin if device else origin)
+        return instance
+
+    def _construct(self, info: ClassInfo, args: Args) -> Value:
+        init = info.methods.get("__init__")
+        receiver = Value(Kind.INSTANCE, ref=info)
+        if init is None or len(self.active) >= MAX_CALL_DEPTH or init.node in self.active:
+            return receiver
+        key = ("init", id(init.node), args_signature(args))
+        cached = self.cache.get(key)
+        if cached is not None:
+            instance, events = cached
+            self.events.extend(events)
+            return instance
+        mark = len(self.events)
+        attrs, _ = self._construct_attrs(init, args, receiver)
+        _forget_assigned_elsewhere(info, attrs)
+        merged = {**info.attrs, **attrs}
+        instance = Value(Kind.INSTANCE, ref=info, keys=tuple(merged), items=tuple(merged.values()))
+        self.cache[key] = (instance, self.events[mark:])
+        return instance
+
+
+def _is_state(value: Value) -> bool:
+    """A submodule, parameter or buffer: what ``Module.to()`` moves."""
+    return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
+
+
+def _stateful(attrs, inherited: bool | None, unknown_base: bool) -> bool | None:
+    """Whether module instances own parameters or buffers, from what ``__init__`` sets."""
+    values = list(attrs)
+    if inherited or any(
+        (v.kind in (Kind.MODULE, Kind.WRAPPER) and v.stateful) or v.ref in (PARAMETER, BUFFER)
+        for v in values
+    ):
+        return True
+    if unknown_base or any(
+        (v.kind in (Kind.MODULE, Kind.WRAPPER) and v.stateful is None)
+        or (v.kind is Kind.UNKNOWN and v.ref is CALL_RESULT)
+        for v in values
+    ):
+        return None
+    return False
+
+
+def _forget_assigned_elsewhere(info: ClassInfo, attrs: dict[str, Value]) -> None:
+    """Attributes other methods reassign (or move, unless tensors) are unknown elsewhere."""
+    assigned, moved = _assigned_elsewhere(info)
+    for name in assigned:
+        attrs[name] = UNKNOWN_VALUE
+    for name in moved:
+        if attrs.get(name, UNKNOWN_VALUE).kind is not Kind.TENSOR:
+            attrs[name] = UNKNOWN_VALUE
+
+
+def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str]]:
+    """Attributes of self that methods other than ``__init__`` assign, and that they move."""
+    assigned: set[str] = set()
+    moved: set[str] = set()
+    for name, method in info.methods.items():
+        if name == "__init__":
+            continue
+        params = [*method.node.params.posonly_params, *method.node.params.params]
+        if not params:
+            continue
+        owner = params[0].name.value
+        _collect_self_assignments(method.node.body, owner, assigned, moved)
+    return assigned, moved
+
+
+def _collect_self_assignments(
+    suite: cst.BaseSuite, owner: str, assigned: set[str], moved: set[str]
+) -> None:
+    for statement in suite.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                is_move = isinstance(small, cst.Expr)
+                for target in _targets(small):
+                    if (
+                        isinstance(target, cst.Attribute)
+                        and isinstance(target.value, cst.Name)
+                        and target.value.value == owner
+                    ):
+                        (moved if is_move else assigned).add(target.attr.value)
+        elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+            statement, (cst.FunctionDef, cst.ClassDef)
+        ):
+            for child in statement.children:
+                if isinstance(child, cst.BaseSuite):
+                    _collect_self_assignments(child, owner, assigned, moved)
+                elif hasattr(child, "body") and isinstance(child.body, cst.BaseSuite):
+                    _collect_self_assignments(child.body, owner, assigned, moved)
+
+
+def _targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
+    if isinstance(small, cst.Assign):
+        return [t.target for t in small.targets]
+    if isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        return [small.target]
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MOVES:
+            return [func.value]
+    return []

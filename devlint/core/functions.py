@@ -1,0 +1,162 @@
+"""Functions defined in the file: analysed once on their own, and again per call context.
+
+Parameters of the context-free analysis are unknown (their names are the
+only clue: ``device``, ``train_loader``). At a call site the body runs again
+with the caller's argument values, cached by their signature, so helpers that
+move batches move them and a ``train(model, loader)`` sees the caller's model.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.core.binder import Env, join_envs
+from devlint.core.calls import CALL_RESULT
+from devlint.core.lattice import CPU, Symbol, is_known
+from devlint.core.scopes import Args, FunctionInfo
+from devlint.core.statements import Frame, StatementWalker
+from devlint.core.syntax import is_device_name, is_loader_name
+from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all
+
+MAX_CALL_DEPTH = 4
+
+
+class FunctionAnalysis(StatementWalker):
+    """Local functions and methods: context-free and per-call analyses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: list[list[FunctionInfo]] = []
+        self.active: list[cst.FunctionDef] = []
+        self.analysed: set[cst.FunctionDef] = set()
+        self.cache: dict[tuple, tuple[object, list[object]]] = {}
+
+    def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
+        info = FunctionInfo(statement, env)
+        env.set(statement.name.value, Value(Kind.FUNCTION, ref=info))
+        if self.pending:
+            self.pending[-1].append(info)
+        return env
+
+    def flush_pending(self, scope: Env) -> None:
+        """Analyse, with unknown arguments, every function defined in the scope just left."""
+        for info in self.pending.pop():
+            if info.node in self.analysed:
+                continue
+            self.analysed.add(info.node)
+            if info.owner is None:
+                info.closure = scope
+            receiver = self._generic_receiver(info)
+            self.run_function(info, self.bind_parameters(info, None, receiver))
+
+    def _generic_receiver(self, info: FunctionInfo) -> Value | None:
+        if info.owner is None or _is_static(info.node):
+            return None
+        return Value(Kind.INSTANCE, ref=info.owner)
+
+    def call_function(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
+        """Analyse a local function for these arguments (cached); returns its result."""
+        key = (id(info.node), signature(receiver), args_signature(args))
+        cached = self.cache.get(key)
+        if cached is not None:
+            result, events = cached
+            self.events.extend(events)
+            return result
+        if len(self.active) >= MAX_CALL_DEPTH or info.node in self.active:
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        mark = len(self.events)
+        frame = self.run_function(info, self.bind_parameters(info, args, receiver))
+        result = self._result(info, frame)
+        self.cache[key] = (result, self.events[mark:])
+        return result
+
+    def _result(self, info: FunctionInfo, frame: Frame) -> Value:
+        if frame.yields:
+            return Value(Kind.ITERABLE, element=join_all(frame.yields))
+        return join_all(frame.returns) if frame.returns else NONE_VALUE
+
+    def run_function(self, info: FunctionInfo, env: Env) -> Frame:
+        frame = Frame()
+        self.frames.append(frame)
+        self.yields.append(frame.yields)
+        self.pending.append([])
+        self.active.append(info.node)
+        saved_loops, self.loops = self.loops, []
+        try:
+            out = self.suite(info.node.body, env)
+        finally:
+            self.loops = saved_loops
+            self.active.pop()
+            self.frames.pop()
+            self.yields.pop()
+        if out is not None:
+            frame.returns.append(NONE_VALUE)
+            frame.exits.append(out)
+        exit_env = None
+        for path in frame.exits:
+            exit_env = join_envs(exit_env, path)
+        self.flush_pending(exit_env if exit_env is not None else env)
+        return frame
+
+    def bind_parameters(self, info: FunctionInfo, args: Args | None, receiver: Value | None) -> Env:
+        env = Env(parent=info.closure)
+        params = info.node.params
+        ordered = [*params.posonly_params, *params.params]
+        if receiver is not None and ordered:
+            env.set(ordered[0].name.value, receiver)
+            ordered = ordered[1:]
+        positional = args.positional if args is not None else ()
+        for index, param in enumerate(ordered):
+            given = positional[index] if index < len(positional) else None
+            self._bind_parameter(param, given, args, env)
+        for param in params.kwonly_params:
+            self._bind_parameter(param, None, args, env)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                env.set(star.name.value, UNKNOWN_VALUE)
+        return env
+
+    def _bind_parameter(self, param: cst.Param, given, args: Args | None, env: Env) -> None:
+        name = param.name.value
+        if given is None and args is not None:
+            given = args.keywords.get(name)
+        value = given[1] if given is not None else None
+        if value is None and args is not None and param.default is not None:
+            value = self.eval(param.default, env.parent or env)
+        if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
+            value = self._unknown_parameter(name, param)
+        env.set(name, value)
+
+    def _unknown_parameter(self, name: str, param: cst.Param) -> Value:
+        """What a parameter holds when the caller is unknown: its name is the only clue."""
+        if is_device_name(name, self.device_names):
+            return Value(Kind.DEVICE, Symbol(name), Origin("passed in as {}", param, param.name))
+        if is_loader_name(name):
+            return Value(Kind.LOADER, CPU, None)
+        return UNKNOWN_VALUE
+
+
+def _is_static(node: cst.FunctionDef) -> bool:
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        for d in node.decorators
+    )
+
+
+def signature(value: Value | None, depth: int = 2) -> tuple | None:
+    if value is None:
+        return None
+    origin = id(value.origin.node) if value.origin is not None else None
+    parts: tuple = (value.kind, value.device, value.ndim, value.stateful, id(value.ref), origin)
+    if depth:
+        if value.items:
+            parts += tuple(signature(item, depth - 1) for item in value.items)
+        if value.element is not None:
+            parts += (signature(value.element, depth - 1),)
+    return parts
+
+
+def args_signature(args: Args) -> tuple:
+    positional = tuple(signature(value) for _, value in args.positional)
+    keywords = tuple(sorted((name, signature(value)) for name, (_, value) in args.keywords.items()))
+    return positional, keywords

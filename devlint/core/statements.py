@@ -1,0 +1,474 @@
+"""Statements and control flow: bindings, branches that join, loops run to a fixpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from devlint.core.binder import Env, join_envs
+from devlint.core.calls import MOVES, CallEvaluator
+from devlint.core.events import DiscardedTransfer, Operand
+from devlint.core.expressions import is_tensor_like
+from devlint.core.lattice import Symbol, is_known
+from devlint.core.scopes import ClassInfo
+from devlint.core.syntax import dotted_name, mentions_accelerator
+from devlint.core.values import (
+    NONE_VALUE,
+    SCALAR_VALUE,
+    UNKNOWN_VALUE,
+    Kind,
+    Origin,
+    Value,
+    element_of,
+    join_values,
+)
+
+MAX_LOOP_PASSES = 4
+_DTYPES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "float",
+        "float16",
+        "float32",
+        "float64",
+        "half",
+        "double",
+        "bfloat16",
+        "int",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "long",
+        "short",
+        "uint8",
+        "bool",
+        "complex64",
+        "complex128",
+        "cfloat",
+        "cdouble",
+    )
+)
+
+
+@dataclass
+class _Loop:
+    breaks: list[Env] = field(default_factory=list)
+    continues: list[Env] = field(default_factory=list)
+
+
+@dataclass
+class Frame:
+    """What a running function collects: returned values and the paths that leave it."""
+
+    returns: list[Value] = field(default_factory=list)
+    exits: list[Env] = field(default_factory=list)
+    yields: list[Value] = field(default_factory=list)
+
+
+class StatementWalker(CallEvaluator):
+    """Walks statements; functions and classes are handled by the subclasses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loops: list[_Loop] = []
+        self.frames: list[Frame] = []
+        self._statements: dict[type, Callable[[cst.CSTNode, Env], Env | None]] = {
+            cst.SimpleStatementLine: self._simple_line,
+            cst.If: self._if,
+            cst.For: self._for,
+            cst.While: self._while,
+            cst.Try: self._try,
+            cst.TryStar: self._try,
+            cst.With: self._with,
+            cst.FunctionDef: self.function_def,
+            cst.ClassDef: self.class_def,
+            cst.Match: self._match,
+        }
+        self._small: dict[type, Callable[[cst.CSTNode, Env], Env | None]] = {
+            cst.Expr: self._expression_statement,
+            cst.Assign: self._assign,
+            cst.AnnAssign: self._annotated_assign,
+            cst.AugAssign: self._augmented_assign,
+            cst.Return: self._return,
+            cst.Raise: self._raise,
+            cst.Break: self._break,
+            cst.Continue: self._continue,
+            cst.Import: self._import,
+            cst.ImportFrom: self._import_from,
+            cst.Del: self._delete,
+            cst.Assert: self._assert,
+        }
+
+    def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
+        raise NotImplementedError
+
+    def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
+        raise NotImplementedError
+
+    # -- blocks -----------------------------------------------------------------
+
+    def block(self, statements, env: Env | None) -> Env | None:
+        for statement in statements:
+            if env is None:
+                return None
+            handler = self._statements.get(type(statement))
+            if handler is not None:
+                env = handler(statement, env)
+        return env
+
+    def suite(self, body: cst.BaseSuite, env: Env | None) -> Env | None:
+        if isinstance(body, cst.SimpleStatementSuite):
+            return self._simple_line(body, env) if env is not None else None
+        return self.block(body.body, env)
+
+    def _simple_line(
+        self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite, env: Env
+    ) -> Env | None:
+        for statement in line.body:
+            handler = self._small.get(type(statement))
+            if handler is not None:
+                env = handler(statement, env)
+                if env is None:
+                    return None
+        return env
+
+    # -- simple statements ----------------------------------------------------------
+
+    def _expression_statement(self, statement: cst.Expr, env: Env) -> Env:
+        expression = statement.value
+        self.eval(expression, env)
+        if (
+            isinstance(expression, cst.Call)
+            and isinstance(expression.func, cst.Attribute)
+            and expression.func.attr.value in MOVES
+        ):
+            self._bare_move(expression, expression.func.value, env)
+        return env
+
+    def _bare_move(self, call: cst.Call, receiver_node: cst.BaseExpression, env: Env) -> None:
+        """A move as a statement: a lost copy for tensors, an in-place move otherwise."""
+        receiver = self.values.get(receiver_node, UNKNOWN_VALUE)
+        if receiver.kind is Kind.TENSOR:
+            method = call.func.attr.value
+            self.events.append(DiscardedTransfer(call, Operand(receiver_node, receiver), method))
+        elif receiver.kind in (Kind.UNKNOWN, Kind.BATCH):
+            moved = self.values.get(call)
+            if moved is not None and is_known(moved.device):
+                self.rebind(
+                    receiver_node,
+                    moved
+                    if receiver.kind is Kind.BATCH
+                    else Value(Kind.UNKNOWN, moved.device, moved.origin),
+                    env,
+                )
+
+    def _assign(self, statement: cst.Assign, env: Env) -> Env:
+        value = self.eval(statement.value, env)
+        for target in statement.targets:
+            self.bind(target.target, value, env)
+        return env
+
+    def _annotated_assign(self, statement: cst.AnnAssign, env: Env) -> Env:
+        if statement.value is not None:
+            self.bind(statement.target, self.eval(statement.value, env), env)
+        return env
+
+    def _augmented_assign(self, statement: cst.AugAssign, env: Env) -> Env:
+        current = self.eval(statement.target, env)
+        value = self.eval(statement.value, env)
+        operator = type(statement.operator).__name__.replace("Assign", "")
+        strict = isinstance(statement.operator, cst.MatrixMultiplyAssign)
+        result = self.operate(
+            statement, operator, current, statement.target, value, statement.value, strict
+        )
+        if is_tensor_like(current):
+            result = current
+        self.bind(statement.target, result, env)
+        return env
+
+    def _return(self, statement: cst.Return, env: Env) -> None:
+        value = self.eval(statement.value, env) if statement.value is not None else NONE_VALUE
+        if self.frames:
+            self.frames[-1].returns.append(value)
+            self.frames[-1].exits.append(env)
+        return None
+
+    def _raise(self, statement: cst.Raise, env: Env) -> None:
+        if statement.exc is not None:
+            self.eval(statement.exc, env)
+        return None
+
+    def _break(self, statement: cst.Break, env: Env) -> None:
+        if self.loops:
+            self.loops[-1].breaks.append(env)
+        return None
+
+    def _continue(self, statement: cst.Continue, env: Env) -> None:
+        if self.loops:
+            self.loops[-1].continues.append(env)
+        return None
+
+    def _import(self, statement: cst.Import, env: Env) -> Env:
+        for alias in statement.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                env.set(alias.asname.name.value, self.namespace(full))
+            else:
+                top = full.split(".", 1)[0]
+                env.set(top, self.namespace(top))
+        return env
+
+    def _import_from(self, statement: cst.ImportFrom, env: Env) -> Env:
+        if isinstance(statement.names, cst.ImportStar):
+            return env
+        base = dotted_name(statement.module) if statement.module is not None else None
+        for alias in statement.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else None
+            if name is None:
+                continue
+            local = (
+                alias.asname.name.value
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
+                else name
+            )
+            if base is None or statement.relative:
+                env.set(local, UNKNOWN_VALUE)
+            else:
+                env.set(local, self.namespace(f"{base}.{name}"))
+        return env
+
+    def _delete(self, statement: cst.Del, env: Env) -> Env:
+        targets = statement.target
+        elements = targets.elements if isinstance(targets, (cst.Tuple, cst.List)) else None
+        for target in [e.value for e in elements] if elements else [targets]:
+            path = dotted_name(target)
+            if path is not None:
+                env.delete(path)
+        return env
+
+    def _assert(self, statement: cst.Assert, env: Env) -> Env:
+        self.eval(statement.test, env)
+        return env
+
+    # -- binding ----------------------------------------------------------------
+
+    def bind(self, target: cst.BaseExpression, value: Value, env: Env) -> None:
+        if isinstance(target, cst.Name):
+            env.set(target.value, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._unpack(target, value, env)
+        elif isinstance(target, cst.Attribute):
+            path = dotted_name(target)
+            if path is not None:
+                env.set(path, value)
+            else:
+                self.eval(target.value, env)
+        elif isinstance(target, cst.Subscript):
+            self._store_item(target, value, env)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, Value(Kind.SEQUENCE, element=element_of(value)), env)
+
+    def _store_item(self, target: cst.Subscript, value: Value, env: Env) -> None:
+        """``batch[k] = batch[k].to(device)`` changes what the container holds."""
+        container = self.eval(target.value, env)
+        for element in target.slice:
+            if isinstance(element.slice, cst.Index):
+                self.eval(element.slice.value, env)
+        path = dotted_name(target.value)
+        if path is None or not (_is_container(container) or _is_batch_part(container)):
+            return
+        key = target.slice[0].slice if len(target.slice) == 1 else None
+        name = (
+            key.value.evaluated_value
+            if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString)
+            else None
+        )
+        if container.kind is Kind.MAPPING and container.keys is not None and name is not None:
+            keys = container.keys if name in container.keys else (*container.keys, name)
+            items = dict(zip(container.keys, container.items or (), strict=False))
+            items[name] = value
+            env.set(path, Value(Kind.MAPPING, items=tuple(items[k] for k in keys), keys=keys))
+            return
+        part = (
+            element_of(container)
+            if container.kind is not Kind.MAPPING
+            else (container.element or UNKNOWN_VALUE)
+        )
+        joined = join_values(part, value)
+        if container.kind is not Kind.MAPPING and container.kind is not Kind.SEQUENCE:
+            env.set(path, container.with_device(joined.device, joined.origin))
+        else:
+            env.set(path, Value(container.kind, element=joined))
+
+    def _unpack(self, target: cst.Tuple | cst.List, value: Value, env: Env) -> None:
+        elements = target.elements
+        starred = any(isinstance(e, cst.StarredElement) for e in elements)
+        items = value.items if value.kind is Kind.SEQUENCE else None
+        if items is not None and not starred and len(items) == len(elements):
+            for element, item in zip(elements, items, strict=True):
+                self.bind(element.value, item, env)
+            return
+        part = element_of(value)
+        for element in elements:
+            if isinstance(element, cst.StarredElement):
+                self.bind(element.value, Value(Kind.SEQUENCE, element=part), env)
+            else:
+                self.bind(element.value, part, env)
+
+    # -- attributes ---------------------------------------------------------------
+
+    def attribute_of(self, base: Value, name: str, node: cst.Attribute) -> Value:
+        kind = base.kind
+        if kind is Kind.NAMESPACE:
+            qualname = f"{base.ref}.{name}"
+            return Value(Kind.DTYPE) if qualname in _DTYPES else self.namespace(qualname)
+        if is_tensor_like(base):
+            return self.tensor_attribute(base, name)
+        if kind is Kind.INSTANCE and isinstance(base.ref, ClassInfo):
+            if base.keys is not None and name in base.keys:
+                return base.items[base.keys.index(name)]
+            return base.ref.attrs.get(name, UNKNOWN_VALUE)
+        if kind is Kind.DEVICE:
+            return Value(Kind.STRING) if name == "type" else SCALAR_VALUE
+        if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
+            path = dotted_name(node)
+            if path is not None:
+                return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
+        if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):
+            return Value(Kind.TENSOR, base.device, base.origin)
+        return UNKNOWN_VALUE
+
+    # -- control flow ---------------------------------------------------------------
+
+    def _if(self, statement: cst.If, env: Env) -> Env | None:
+        self.eval(statement.test, env)
+        guarded = mentions_accelerator(statement.test)
+        then_env = self.suite(statement.body, env.copy())
+        orelse = statement.orelse
+        if orelse is None:
+            else_env = env
+        elif isinstance(orelse, cst.If):
+            else_env = self._if(orelse, env.copy())
+        else:
+            else_env = self.suite(orelse.body, env.copy())
+        return join_envs(then_env, else_env, guarded=guarded)
+
+    def _loop(
+        self, env: Env, prepare: Callable[[Env], None], body: cst.BaseSuite
+    ) -> tuple[Env, list[Env]]:
+        """Run a loop body to a fixpoint; returns the normal exit and the ``break`` paths.
+
+        Events of a pass are kept only when the pass started from the fixpoint,
+        so a finding never rests on a value the loop later widens.
+        """
+        entry = env.copy()
+        for attempt in range(MAX_LOOP_PASSES + 1):
+            mark = len(self.events)
+            frame = _Loop()
+            self.loops.append(frame)
+            start = entry.copy()
+            prepare(start)
+            try:
+                out = self.suite(body, start)
+            finally:
+                self.loops.pop()
+            back = out
+            for path in frame.continues:
+                back = join_envs(back, path)
+            widened = join_envs(entry, back)
+            if _stable(entry, widened) or attempt == MAX_LOOP_PASSES:
+                return widened, frame.breaks
+            del self.events[mark:]
+            entry = widened if attempt < MAX_LOOP_PASSES - 1 else _forget_changes(entry, widened)
+        raise AssertionError("unreachable")
+
+    def _for(self, statement: cst.For, env: Env) -> Env | None:
+        iterable = self.eval(statement.iter, env)
+        element = self.iterate(iterable, statement.iter)
+        normal, breaks = self._loop(
+            env, lambda start: self.bind(statement.target, element, start), statement.body
+        )
+        return self._loop_exit(statement.orelse, normal, breaks)
+
+    def _while(self, statement: cst.While, env: Env) -> Env | None:
+        self.eval(statement.test, env)
+        normal, breaks = self._loop(
+            env, lambda start: self.eval(statement.test, start), statement.body
+        )
+        return self._loop_exit(statement.orelse, normal, breaks)
+
+    def _loop_exit(self, orelse: cst.Else | None, normal: Env, breaks: list[Env]) -> Env | None:
+        """Where a loop continues: its ``else`` after a normal end, joined with breaks."""
+        result = self.suite(orelse.body, normal.copy()) if orelse is not None else normal
+        for path in breaks:
+            result = join_envs(result, path)
+        return result
+
+    def _try(self, statement: cst.Try | cst.TryStar, env: Env) -> Env | None:
+        body_env = self.suite(statement.body, env.copy())
+        anywhere = join_envs(env, body_env)
+        result = self.suite(statement.orelse.body, body_env) if statement.orelse else body_env
+        for handler in statement.handlers:
+            start = anywhere.copy()
+            if handler.name is not None:
+                self.bind(handler.name.name, UNKNOWN_VALUE, start)
+            if handler.type is not None:
+                self.eval(handler.type, start)
+            result = join_envs(result, self.suite(handler.body, start))
+        if statement.finalbody is None:
+            return result
+        if result is None:
+            self.suite(statement.finalbody.body, anywhere.copy())
+            return None
+        return self.suite(statement.finalbody.body, result)
+
+    def _with(self, statement: cst.With, env: Env) -> Env | None:
+        for item in statement.items:
+            value = self.eval(item.item, env)
+            if item.asname is not None:
+                self.bind(
+                    item.asname.name, value if value.kind is Kind.TENSOR else UNKNOWN_VALUE, env
+                )
+        return self.suite(statement.body, env)
+
+    def _match(self, statement: cst.Match, env: Env) -> Env | None:
+        self.eval(statement.subject, env)
+        result: Env | None = env
+        for case in statement.cases:
+            result = join_envs(result, self.suite(case.body, env.copy()))
+        return result
+
+
+def _is_container(value: Value) -> bool:
+    return value.kind in (Kind.BATCH, Kind.MAPPING, Kind.SEQUENCE)
+
+
+def _is_batch_part(value: Value) -> bool:
+    """A piece of a DataLoader batch: a tensor, or a dict of them (``batch["x"][k] = …``)."""
+    return value.origin is not None and value.origin.from_loader
+
+
+def _stable(before: Env, after: Env | None) -> bool:
+    """Whether the loop entry is a fixpoint for the names bound before the loop."""
+    if after is None:
+        return True
+    for name, value in before.bindings.items():
+        other = after.bindings.get(name)
+        if other is None or not value.same(other):
+            return False
+    return True
+
+
+def _forget_changes(before: Env, after: Env) -> Env:
+    """Widening: names still changing after several passes become unknown."""
+    result = after.copy()
+    for name, value in after.bindings.items():
+        previous = before.bindings.get(name)
+        if previous is None or not previous.same(value):
+            result.bindings[name] = UNKNOWN_VALUE
+    return result
