@@ -10,6 +10,7 @@ from devlint.engine import lint_source
 from devlint.notices import INTERNAL_ERROR
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code, not ours
 EXAMPLES = sorted((ROOT / "rules").glob("*/*.py"))
 
 

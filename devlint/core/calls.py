@@ -224,6 +224,13 @@ class CallEvaluator(ExpressionEvaluator):
         device = self.device_argument(*given)
         return UNKNOWN if device is None else device
 
+    def created(self, node: cst.Call, args: Args) -> Origin:
+        """Origin of a new tensor; names the device expression when one is given."""
+        given = args.keywords.get("device")
+        if given is None or isinstance(given[0], cst.SimpleString):
+            return Origin("created", node)
+        return Origin("created on {}", node, given[0])
+
     def torch_device(self, node: cst.Call, args: Args) -> Value:
         """``torch.device("cuda", 1)``, ``torch.device(name)``, ``torch.device(f"cuda:{r}")``."""
         first = args.get(0, "type")
@@ -290,9 +297,7 @@ class CallEvaluator(ExpressionEvaluator):
             return data[1]
         if qualname == "torch.from_numpy":
             ndim = 1
-        if device is None:
-            return Value(Kind.TENSOR, CPU, Origin("created", node), ndim)
-        return Value(Kind.TENSOR, device, Origin("created", node), ndim)
+        return Value(Kind.TENSOR, device or CPU, self.created(node, args), ndim)
 
     def data_loader(self, node: cst.Call, args: Args) -> Value:
         """A DataLoader yields cpu batches unless its dataset visibly holds device tensors."""
@@ -335,8 +340,7 @@ class CallEvaluator(ExpressionEvaluator):
         kind = spec.kind
         if kind is CallKind.FACTORY:
             device = self.device_keyword(args) or CPU
-            ndim = _factory_ndim(spec, args)
-            return Value(Kind.TENSOR, device, Origin("created", node), ndim)
+            return Value(Kind.TENSOR, device, self.created(node, args), _factory_ndim(spec, args))
         if kind is CallKind.NON_TENSOR:
             return SCALAR_VALUE
         tensors = self.tensor_operands(spec, args, receiver)
@@ -344,7 +348,7 @@ class CallEvaluator(ExpressionEvaluator):
             base = tensors[0][1] if tensors else UNKNOWN_VALUE
             device = self.device_keyword(args)
             if device is not None:
-                return Value(Kind.TENSOR, device, Origin("created", node), base.ndim)
+                return Value(Kind.TENSOR, device, self.created(node, args), base.ndim)
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
         operands = [Operand(expr, value) for expr, value in tensors]
         if kind is CallKind.COMBINE:
