@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from devlint.core.lattice import UNKNOWN, Device
 from devlint.core.values import Value
 
 
@@ -68,6 +69,11 @@ class Facts:
     def value_of(self, node: cst.CSTNode) -> Value | None:
         """The abstract value the analysis gave an expression (None if never reached)."""
         return self.values.get(node)
+
+    def device_of(self, node: cst.CSTNode) -> Device:
+        """Where the analysis says an expression's value lives (UNKNOWN if never reached)."""
+        value = self.values.get(node)
+        return value.device if value is not None else UNKNOWN
 
     def span_of(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
         """(line, column) of the start and end of ``node``; 1-based lines, 0-based columns."""
