@@ -40,7 +40,7 @@ def lint_source(
         return [notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")]
     try:
         facts = analyse(module, settings)
-        diagnostics = sorted(set(_diagnostics(facts, rules, path)), key=_position)
+        diagnostics = _first_per_place(_diagnostics(facts, rules, path))
     except RecursionError:
         return [notice(path, INTERNAL_ERROR, "internal error: code nested too deeply to analyse")]
     except Exception as error:  # one bad file must not stop the run
@@ -81,8 +81,12 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     return text.removeprefix("\ufeff"), ""
 
 
-def _position(diagnostic: Diagnostic) -> tuple[int, int, str, str]:
-    return diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message
+def _first_per_place(diagnostics) -> list[Diagnostic]:
+    """One diagnostic per code and place (a node analysed in several contexts), sorted."""
+    unique: dict[tuple[int, int, str], Diagnostic] = {}
+    for diagnostic in diagnostics:
+        unique.setdefault((diagnostic.line, diagnostic.column, diagnostic.code), diagnostic)
+    return [unique[key] for key in sorted(unique)]
 
 
 def _enabled(rule: type[Rule], settings: Settings, path: str) -> bool:

@@ -12,7 +12,7 @@ import pytest
 
 from devlint.config import Settings
 from devlint.core.analysis import analyse
-from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Symbol
+from devlint.core.lattice import CPU, MAYBE_ACCEL, MODULE_DEVICE, UNKNOWN, Concrete, Symbol
 
 CUDA = Concrete("cuda")
 
@@ -87,7 +87,7 @@ CASES = {
     "submodule inside forward is on the module's device": (
         "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.fc = nn.Linear(1, 1)\n    def forward(self, x):\n        reveal(self.fc)\n",
-        Symbol("self", accel=False)),
+        MODULE_DEVICE),
     "user module instance is created on cpu": (
         "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.fc = nn.Linear(1, 1)\nreveal(N())", CPU),

@@ -45,10 +45,17 @@ CLEAN_EXAMPLES = [path for path in EXAMPLES if path.name != "bad.py"]
 FIXTURE_FILES = sorted(FIXTURES.glob("*/*.py"))
 
 
-def _lint(path: Path, source: str):
-    from devlint.engine import lint_source  # imported here: the runnable checks need no analysis
+def _own_code(path: Path) -> str:
+    """The rule a file illustrates: its folder is `rules/<CODE>-<name>` or `fixtures/<CODE>`."""
+    return path.parent.name.split("-", 1)[0]
 
-    return lint_source(source, _relative(path))
+
+def _lint(path: Path, source: str):
+    """Lint with the default rules plus the file's own rule (which may be off by default)."""
+    from devlint.config import Settings  # imported here: the runnable checks need no analysis
+    from devlint.engine import lint_source
+
+    return lint_source(source, _relative(path), Settings(extend_select=(_own_code(path),)))
 
 
 def _describe(pairs, diagnostics) -> str:

@@ -14,7 +14,17 @@ import libcst as cst
 from devlint.config import Settings
 from devlint.core.binder import Env
 from devlint.core.classes import ClassAnalysis
-from devlint.core.events import DiscardedTransfer, Facts, ModuleCall, OperandsMeet
+from devlint.core.events import (
+    CheckpointLoad,
+    CreateThenMove,
+    DiscardedTransfer,
+    Facts,
+    HostConversion,
+    LoaderCreated,
+    ModuleCall,
+    OperandsMeet,
+    UnsyncedRead,
+)
 
 
 def analyse(module: cst.Module, settings: Settings) -> Facts:
@@ -35,12 +45,23 @@ class Analysis(ClassAnalysis):
         self.pending.append([])
         final = self.block(self.module.body, env)
         self.flush_pending(final if final is not None else env)
-        facts = Facts(self.module, events=self.events, values=self.values)
+        facts = Facts(
+            self.module,
+            events=self.events,
+            values=self.values,
+            runtime_device=self.runtime_device,
+            spawn_start_method=self.spawn_start_method,
+        )
+        lists = {
+            OperandsMeet: facts.operand_meetings,
+            ModuleCall: facts.module_calls,
+            DiscardedTransfer: facts.discarded_transfers,
+            HostConversion: facts.host_conversions,
+            CheckpointLoad: facts.checkpoint_loads,
+            CreateThenMove: facts.creations_then_moves,
+            LoaderCreated: facts.loaders,
+            UnsyncedRead: facts.unsynced_reads,
+        }
         for event in self.events:
-            if isinstance(event, OperandsMeet):
-                facts.operand_meetings.append(event)
-            elif isinstance(event, ModuleCall):
-                facts.module_calls.append(event)
-            elif isinstance(event, DiscardedTransfer):
-                facts.discarded_transfers.append(event)
+            lists[type(event)].append(event)
         return facts

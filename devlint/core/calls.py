@@ -6,7 +6,14 @@ import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env
-from devlint.core.events import ModuleCall, Operand
+from devlint.core.events import (
+    CheckpointLoad,
+    CreateThenMove,
+    HostConversion,
+    LoaderCreated,
+    ModuleCall,
+    Operand,
+)
 from devlint.core.expressions import ExpressionEvaluator, combined_ndim, is_tensor_like
 from devlint.core.lattice import (
     CPU,
@@ -14,12 +21,22 @@ from devlint.core.lattice import (
     Concrete,
     Device,
     Symbol,
+    can_be_accelerator,
     is_known,
 )
 from devlint.core.scopes import Args, ClassInfo, FunctionInfo
-from devlint.core.syntax import dotted_name, is_device_name, is_rank_name
+from devlint.core.syntax import (
+    dotted_name,
+    is_device_name,
+    is_rank_name,
+    last_name,
+    string_value,
+)
 from devlint.core.torch_api import CallKind, CallSpec
 from devlint.core.values import (
+    ASYNC_COPY,
+    LOADER_BATCH,
+    NO_DEVICE,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
@@ -78,6 +95,19 @@ _PASS_THROUGH = frozenset(
         "reversed",
         "sorted",
     }
+)
+_NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
+_RUNTIME_DEVICE_CHECKS = frozenset(
+    {
+        "torch.cuda.is_available",
+        "torch.cuda.device_count",
+        "torch.backends.mps.is_available",
+        "torch.accelerator.is_available",
+        "torch.accelerator.current_accelerator",
+    }
+)
+RANDOM_FACTORIES = frozenset(
+    {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson"}
 )
 _BUILTINS = frozenset(
     {
@@ -144,21 +174,37 @@ class CallEvaluator(ExpressionEvaluator):
 
     def call(self, node: cst.Call, env: Env) -> Value:
         func = node.func
+        name = last_name(func)
+        if name == "synchronize":
+            self.synchronize(env)
+        elif name == "set_start_method" and node.args:
+            method = string_value(node.args[0].value)
+            self.spawn_start_method |= method in ("spawn", "forkserver")
         if isinstance(func, cst.Attribute):
             receiver = self.eval(func.value, env)
-            name = func.attr.value
             if receiver.kind is not Kind.NAMESPACE:
                 args = self.arguments(node, env)
-                return self.method_call(node, func, receiver, name, args, env)
-            callee = self.namespace(f"{receiver.ref}.{name}")
+                return self.method_call(node, func, receiver, func.attr.value, args, env)
+            callee = self.namespace(f"{receiver.ref}.{func.attr.value}")
             self.values[func] = callee
         else:
             callee = self.eval(func, env)
         return self.call_value(node, callee, self.arguments(node, env))
 
+    def synchronize(self, env: Env) -> None:
+        """A synchronisation point: pending device-to-host copies are complete."""
+        for name, value in list(env.bindings.items()):
+            origin = value.origin
+            if origin is not None and origin.tag == ASYNC_COPY:
+                settled = Origin(origin.verb, origin.node, origin.subject)
+                env.bindings[name] = value.with_device(value.device, settled)
+
     def call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
         """Call whatever ``callee`` is: torch API, local function or class, module, builtin."""
         kind = callee.kind
+        if kind is Kind.NAMESPACE or (kind is Kind.FUNCTION and isinstance(callee.ref, str)):
+            for expression, value in args.all():
+                self.read(expression, value)
         if kind is Kind.NAMESPACE:
             return self.qualified_call(callee.ref, node, args)
         if kind is Kind.FUNCTION and isinstance(callee.ref, FunctionInfo):
@@ -212,6 +258,7 @@ class CallEvaluator(ExpressionEvaluator):
         if is_rank_name(name):
             return Concrete("cuda", None)
         if is_device_name(name, self.device_names):
+            self.runtime_device = True
             return Symbol(name)
         if "dtype" in name.lower() or name.startswith("torch."):
             return None
@@ -227,7 +274,9 @@ class CallEvaluator(ExpressionEvaluator):
     def created(self, node: cst.Call, args: Args) -> Origin:
         """Origin of a new tensor; names the device expression when one is given."""
         given = args.keywords.get("device")
-        if given is None or isinstance(given[0], cst.SimpleString):
+        if given is None:
+            return Origin("created without `device=`", node, tag=NO_DEVICE)
+        if isinstance(given[0], cst.SimpleString):
             return Origin("created", node)
         return Origin("created on {}", node, given[0])
 
@@ -254,6 +303,17 @@ class CallEvaluator(ExpressionEvaluator):
             return self.tensor_from_data(qualname, node, args)
         if qualname in _LOADERS:
             return self.data_loader(node, args)
+        if qualname in ("torch.load", "torch.serialization.load"):
+            given = args.get(1, "map_location") is not None
+            self.events.append(CheckpointLoad(node, given))
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        if qualname in _NUMPY_CONVERSIONS:
+            given = args.get(0, "object") or args.get(0, "a")
+            if given is not None and is_tensor_like(given[1]):
+                self.events.append(HostConversion(node, Operand(*given)))
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        if qualname in _RUNTIME_DEVICE_CHECKS:
+            self.runtime_device = True
         if qualname in _DATASETS_OF_TENSORS:
             devices = [value for _, value in args.positional if is_tensor_like(value)]
             item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)
@@ -272,9 +332,12 @@ class CallEvaluator(ExpressionEvaluator):
             return Value(Kind.MODULE, CPU, Origin("created", node), stateful=True)
         module = torch_api.nn_module(qualname)
         if module is not None:
-            holds_tensor = any(is_tensor_like(value) for _, value in args.all())
-            stateful = True if holds_tensor else module.stateful
-            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=qualname)
+            held = [value for _, value in args.all() if is_tensor_like(value)]
+            if held:  # a loss weight and the like: buffers that stay where they were made
+                state = join_all(held)
+                return Value(Kind.MODULE, state.device, state.origin, stateful=True, ref=qualname)
+            origin = Origin("created", node)
+            return Value(Kind.MODULE, CPU, origin, stateful=module.stateful, ref=qualname)
         if torch_api.is_optimizer(qualname):
             return Value(Kind.OPTIMIZER)
         spec = torch_api.torch_function(qualname)
@@ -297,26 +360,37 @@ class CallEvaluator(ExpressionEvaluator):
             return data[1]
         if qualname == "torch.from_numpy":
             ndim = 1
-        return Value(Kind.TENSOR, device or CPU, self.created(node, args), ndim)
+        origin = (
+            Origin("created", node) if qualname == "torch.from_numpy" else self.created(node, args)
+        )
+        return Value(Kind.TENSOR, device or CPU, origin, ndim)
 
     def data_loader(self, node: cst.Call, args: Args) -> Value:
         """A DataLoader yields cpu batches unless its dataset visibly holds device tensors."""
-        dataset = args.get(0, "dataset")
-        collate = args.keywords.get("collate_fn")
-        for source in (dataset, collate):
+        loader = Value(Kind.LOADER, CPU, Origin("created", node))
+        for source in (args.get(0, "dataset"), args.get(6, "collate_fn")):
             if source is None:
                 continue
             value = source[1]
-            if (
-                source is collate
-                and value.kind is Kind.FUNCTION
-                and isinstance(value.ref, FunctionInfo)
-            ):
+            if value.kind is Kind.FUNCTION and isinstance(value.ref, FunctionInfo):
                 value = self.call_function(value.ref, Args((), {}), None)
             device = accelerator_inside(value)
             if device is not None:
-                return Value(Kind.LOADER, device, value.origin)
-        return Value(Kind.LOADER, CPU, Origin("created", node))
+                loader = Value(Kind.LOADER, device, _first_origin(value) or loader.origin)
+                break
+        pin = args.get(7, "pin_memory")
+        workers = args.get(5, "num_workers")
+        context = args.get(-1, "multiprocessing_context")
+        self.events.append(
+            LoaderCreated(
+                node,
+                loader,
+                pin_memory=pin is not None and _is_true(pin[0]),
+                workers=_literal_int(workers, default=0),
+                spawn=context is not None and string_value(context[0]) in ("spawn", "forkserver"),
+            )
+        )
+        return loader
 
     def module_container(self, node: cst.Call, args: Args) -> Value:
         members = [value for _, value in args.all()]
@@ -343,14 +417,13 @@ class CallEvaluator(ExpressionEvaluator):
             return Value(Kind.TENSOR, device, self.created(node, args), _factory_ndim(spec, args))
         if kind is CallKind.NON_TENSOR:
             return SCALAR_VALUE
-        tensors = self.tensor_operands(spec, args, receiver)
+        operands = self.tensor_operands(spec, args, receiver)
         if kind is CallKind.LIKE:
-            base = tensors[0][1] if tensors else UNKNOWN_VALUE
+            base = operands[0].value if operands else UNKNOWN_VALUE
             device = self.device_keyword(args)
             if device is not None:
                 return Value(Kind.TENSOR, device, self.created(node, args), base.ndim)
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
-        operands = [Operand(expr, value) for expr, value in tensors]
         if kind is CallKind.COMBINE:
             self.meet(node, name, operands, spec.strict)
         known = [op.value for op in operands if is_known(op.value.device)]
@@ -371,31 +444,33 @@ class CallEvaluator(ExpressionEvaluator):
         Every tensor-valued positional argument counts (``einsum(eq, a, b)``), and
         keywords count when the table names them as tensor parameters.
         """
-        found = [receiver] if receiver is not None else []
-        for given in args.positional:
+        found = [Operand(*receiver)] if receiver is not None else []
+        leading = True  # while every argument so far is a tensor, position i is tensor_params[i]
+        for position, given in enumerate(args.positional):
             if is_tensor_like(given[1]):
-                found.append(given)
-            elif given[1].kind is Kind.SEQUENCE and spec.sequence_param is not None:
-                found.extend(self.sequence_members(given))
+                named = leading and position < len(spec.tensor_params)
+                found.append(Operand(*given, spec.tensor_params[position] if named else None))
+            else:
+                leading = False
+                if given[1].kind is Kind.SEQUENCE and spec.sequence_param is not None:
+                    found.extend(self.sequence_members(given))
         for name, given in args.keywords.items():
             if name == spec.sequence_param:
                 found.extend(self.sequence_members(given))
             elif name in spec.tensor_params and is_tensor_like(given[1]):
-                found.append(given)
+                found.append(Operand(*given, name))
         return found
 
-    def sequence_members(
-        self, given: tuple[cst.BaseExpression, Value]
-    ) -> list[tuple[cst.BaseExpression, Value]]:
+    def sequence_members(self, given: tuple[cst.BaseExpression, Value]) -> list[Operand]:
         node, value = given
         if value.items is not None and isinstance(node, (cst.List, cst.Tuple)):
-            members = []
-            for element, item in zip(node.elements, value.items, strict=False):
-                if is_tensor_like(item):
-                    members.append((element.value, item))
-            return members
+            return [
+                Operand(element.value, item)
+                for element, item in zip(node.elements, value.items, strict=False)
+                if is_tensor_like(item)
+            ]
         element = element_of(value)
-        return [(node, element)] if is_tensor_like(element) else []
+        return [Operand(node, element)] if is_tensor_like(element) else []
 
     # -- methods ----------------------------------------------------------------
 
@@ -418,7 +493,8 @@ class CallEvaluator(ExpressionEvaluator):
         if from_loader and name in _DATA_METHODS:
             return self.data_method(receiver.with_device(receiver.device, receiver.origin), name)
         if is_tensor_like(receiver):
-            return self.tensor_method(node, func.value, receiver, name, args)
+            self.read(func.value, receiver)
+            return self.tensor_method(node, func.value, receiver, name, args, env)
         if kind in (Kind.MODULE, Kind.WRAPPER):
             return self.module_method(node, receiver, name, args)
         if kind in (Kind.BATCH, Kind.MAPPING) and name in _DATA_METHODS:
@@ -460,15 +536,46 @@ class CallEvaluator(ExpressionEvaluator):
         the statement walker, which knows it is a statement.
         """
         target, subject = self.move_target(name, args)
+        if name != "to" or not _is_true_keyword(args, "non_blocking"):
+            self.synchronize_if_blocking(receiver, env)
         if target is None:
             return receiver
         verb = "moved to {}" if subject is not None else f"moved to {target.describe()}"
-        moved = receiver.with_device(target, Origin(verb, node, subject))
+        tag = None
+        if (
+            target == CPU
+            and can_be_accelerator(receiver.device)
+            and _is_true_keyword(args, "non_blocking")
+        ):
+            verb, tag = "copied to cpu with `non_blocking=True`", ASYNC_COPY
+        moved = receiver.with_device(target, Origin(verb, node, subject, tag))
+        if receiver.kind is Kind.TENSOR:
+            self.note_create_then_move(node, receiver_node, receiver, moved)
         if receiver.kind in (Kind.MODULE, Kind.WRAPPER) or (
             receiver.kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo)
         ):
             self.rebind(receiver_node, moved, env)
         return moved
+
+    def note_create_then_move(
+        self, node: cst.Call, receiver_node: cst.BaseExpression, receiver: Value, moved: Value
+    ) -> None:
+        """``torch.zeros(3).to(device)``: the factory's result goes straight to a device."""
+        origin = receiver.origin
+        if (
+            isinstance(receiver_node, cst.Call)
+            and origin is not None
+            and origin.node is receiver_node
+            and origin.tag == NO_DEVICE
+            and can_be_accelerator(moved.device)
+        ):
+            random = last_name(receiver_node.func) in RANDOM_FACTORIES
+            self.events.append(CreateThenMove(node, receiver_node, Operand(node, moved), random))
+
+    def synchronize_if_blocking(self, value: Value, env: Env) -> None:
+        """A blocking copy off an accelerator waits for the stream: earlier copies are done."""
+        if can_be_accelerator(value.device):
+            self.synchronize(env)
 
     def move_target(self, name: str, args: Args) -> tuple[Device | None, cst.BaseExpression | None]:
         """Where a move sends its receiver (None: nowhere new, e.g. ``.to(torch.half)``).
@@ -503,10 +610,16 @@ class CallEvaluator(ExpressionEvaluator):
         receiver: Value,
         name: str,
         args: Args,
+        env: Env,
     ) -> Value:
         if name == "copy_":
             return receiver
+        if name == "numpy":
+            if not _is_true_keyword(args, "force"):  # numpy(force=True) copies to the host
+                self.events.append(HostConversion(node, Operand(receiver_node, receiver)))
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if name in ("item", "tolist"):
+            self.synchronize_if_blocking(receiver, env)
             return SCALAR_VALUE
         spec = torch_api.tensor_method(name)
         if spec is None:
@@ -554,7 +667,9 @@ class CallEvaluator(ExpressionEvaluator):
         inputs = tuple(Operand(expr, value) for expr, value in args.all() if is_tensor_like(value))
         module_node = node.func
         if module.kind is Kind.MODULE:
-            self.events.append(ModuleCall(node, Operand(module_node, module), inputs))
+            self.events.append(
+                ModuleCall(node, Operand(module_node, module), inputs, self.function)
+            )
         is_loss = isinstance(module.ref, str) and _is_loss(module.ref)
         if module.stateful is False or is_loss:
             known = [op.value for op in inputs if is_known(op.value.device)]
@@ -593,7 +708,7 @@ class CallEvaluator(ExpressionEvaluator):
 
     def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:
         if iterable.kind is Kind.LOADER:
-            origin = Origin("batch from {}", node, node, from_loader=True)
+            origin = Origin("batch from {}", node, node, LOADER_BATCH)
             return Value(Kind.BATCH, iterable.device, origin)
         return element_of(iterable)
 
@@ -635,3 +750,32 @@ def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
 
 def _has_dim_argument(args: Args) -> bool:
     return bool(args.positional) or "dim" in args.keywords or "axis" in args.keywords
+
+
+def _is_true(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_true_keyword(args: Args, name: str) -> bool:
+    given = args.keywords.get(name)
+    return given is not None and _is_true(given[0])
+
+
+def _first_origin(value: Value) -> Origin | None:
+    """The origin of the first part of a value that has one (a dataset item's tensors)."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current.origin is not None:
+            return current.origin
+        stack.extend(current.items or ())
+        if current.element is not None:
+            stack.append(current.element)
+    return None
+
+
+def _literal_int(given: tuple[cst.BaseExpression, Value] | None, default: int) -> int | None:
+    """An argument's value when it is a known int, ``default`` when it was not given."""
+    if given is None:
+        return default
+    return given[1].ref if isinstance(given[1].ref, int) else None

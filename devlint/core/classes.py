@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
 from devlint.core.calls import BUFFER, CALL_RESULT, MOVES, PARAMETER
 from devlint.core.functions import MAX_CALL_DEPTH, FunctionAnalysis, args_signature
-from devlint.core.lattice import CPU, UNKNOWN, Symbol, is_known
+from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.values import (
+    PLAIN_ATTRIBUTE,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
@@ -77,10 +80,8 @@ class ClassAnalysis(FunctionAnalysis):
         )
         if info.kind is ClassKind.MODULE:
             info.stateful = _stateful(attrs.values(), info.stateful, unknown_base)
-            inside = Symbol("self", accel=False)
             for name, value in attrs.items():
-                if _is_state(value):
-                    attrs[name] = value.with_device(inside, None)
+                attrs[name] = _as_seen_inside(value)
         info.attrs.update(attrs)
 
     def _construct_attrs(
@@ -143,6 +144,32 @@ class ClassAnalysis(FunctionAnalysis):
 def _is_state(value: Value) -> bool:
     """A submodule, parameter or buffer: what ``Module.to()`` moves."""
     return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
+
+
+def _as_seen_inside(value: Value) -> Value:
+    """An attribute as a module's own methods see it.
+
+    Submodules, parameters and buffers are on the module's device, wherever it
+    goes. Plain cpu tensors, and modules kept in plain lists or dicts, stay
+    where ``__init__`` made them: ``.to()`` does not move them.
+    """
+    if _is_state(value):
+        return value.with_device(MODULE_DEVICE, None)
+    if value.kind is Kind.TENSOR and value.device == CPU and value.origin is not None:
+        verb = "a plain attribute, not a registered buffer, created"
+        return value.with_device(CPU, Origin(verb, value.origin.node, tag=PLAIN_ATTRIBUTE))
+    if value.kind in (Kind.SEQUENCE, Kind.MAPPING):
+        items = tuple(_unregistered_module(item) for item in value.items or ())
+        element = _unregistered_module(value.element) if value.element is not None else None
+        return replace(value, items=items or value.items, element=element)
+    return value
+
+
+def _unregistered_module(value: Value) -> Value:
+    if value.kind is not Kind.MODULE or value.device != CPU or value.origin is None:
+        return value
+    verb = "kept in a plain list or dict, not an nn.ModuleList/ModuleDict, created"
+    return value.with_device(CPU, Origin(verb, value.origin.node, tag=PLAIN_ATTRIBUTE))
 
 
 def _stateful(attrs, inherited: bool | None, unknown_base: bool) -> bool | None:

@@ -1,13 +1,44 @@
-"""When operands cannot share an operation: PyTorch's device rules over abstract values."""
+"""When operands cannot share an operation: PyTorch's device rules over abstract values.
+
+A clash is reported by exactly one rule. ``cause_of`` names the most specific
+reason, in this order: an unmoved DataLoader batch, a plain tensor attribute
+(or a module in a plain list), a factory without ``device=`` inside a function,
+an indexing op, a loss weight; anything else is a generic mixed-device clash.
+"""
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from devlint.core.events import ModuleCall, Operand
+from devlint.core import torch_api
+from devlint.core.events import Facts, ModuleCall, Operand, OperandsMeet
 from devlint.core.lattice import CPU, conflict
-from devlint.core.values import Kind
+from devlint.core.syntax import root_name
+from devlint.core.values import LOADER_BATCH, NO_DEVICE, PLAIN_ATTRIBUTE, Kind
 from devlint.diagnostic import Severity
+
+INDEX_OPERATIONS = frozenset(
+    {
+        "index_select", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
+        "scatter_reduce", "scatter_reduce_", "take_along_dim", "embedding", "embedding_bag",
+        "index_add", "index_add_", "index_copy", "index_copy_",
+    }
+)  # fmt: skip
+INDEX_MODULES = frozenset({"torch.nn.Embedding", "torch.nn.EmbeddingBag"})
+LOSS_WEIGHTS = frozenset({"weight", "pos_weight"})
+
+
+class Cause(enum.Enum):
+    """Why two devices clash, from the most specific to the generic."""
+
+    LOADER_BATCH = "loader batch"
+    PLAIN_ATTRIBUTE = "plain attribute"
+    NO_DEVICE_FACTORY = "factory without device"
+    INDEX = "indices"
+    LOSS_WEIGHT = "loss weight"
+    GENERIC = "generic"
 
 
 @dataclass(frozen=True, eq=False)
@@ -17,15 +48,7 @@ class Clash:
     first: Operand
     second: Operand
     severity: Severity
-
-    @property
-    def loader_side(self) -> Operand | None:
-        """The operand that is an unmoved DataLoader batch, if the clash is about one."""
-        for operand in (self.first, self.second):
-            origin = operand.value.origin
-            if operand.value.device == CPU and origin is not None and origin.from_loader:
-                return operand
-        return None
+    cause: Cause = Cause.GENERIC
 
 
 def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
@@ -39,8 +62,7 @@ def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
     return Clash(a, b, severity)
 
 
-def operands_clash(operands: tuple[Operand, ...], strict: bool) -> Clash | None:
-    """The most certain clash among tensors that meet in one operation, if any."""
+def _most_certain(operands: tuple[Operand, ...], strict: bool) -> Clash | None:
     best: Clash | None = None
     for i, first in enumerate(operands):
         for second in operands[i + 1 :]:
@@ -52,7 +74,53 @@ def operands_clash(operands: tuple[Operand, ...], strict: bool) -> Clash | None:
     return best
 
 
-def module_call_clash(call: ModuleCall) -> Clash | None:
+def clashes(facts: Facts) -> list[tuple[OperandsMeet | ModuleCall, Clash]]:
+    """Every clash in a file with the event showing it, in analysis order (computed once)."""
+    found = facts.cache.get("clashes")
+    if found is None:
+        found = []
+        for event in facts.events:
+            clash = clash_of(event, facts)
+            if clash is not None:
+                found.append((event, clash))
+        facts.cache["clashes"] = found
+    return found
+
+
+def clashes_with_cause(facts: Facts, cause: Cause) -> Iterator[tuple[object, Clash]]:
+    return ((event, clash) for event, clash in clashes(facts) if clash.cause is cause)
+
+
+def first_per_source(found: Iterable[tuple[object, Clash]]) -> Iterator[tuple[object, Clash]]:
+    """One clash per cpu-side source (a batch element, an attribute, a factory call):
+    the first use is what fails; the fix is at the source."""
+    seen: set[tuple[int, str]] = set()
+    for event, clash in found:
+        origin = clash.first.value.origin
+        key = (
+            id(origin.node) if origin is not None else id(clash.first),
+            root_name(clash.first.node),
+        )
+        if key not in seen:
+            seen.add(key)
+            yield event, clash
+
+
+def clash_of(event: object, facts: Facts) -> Clash | None:
+    """The clash an event shows, with its cause, or None."""
+    if isinstance(event, OperandsMeet):
+        clash = _most_certain(event.operands, event.strict)
+        module = None
+    elif isinstance(event, ModuleCall):
+        clash, module = _module_clash(event), event.module
+    else:
+        return None
+    if clash is None:
+        return None
+    return Clash(clash.first, clash.second, clash.severity, _cause(clash, event, module, facts))
+
+
+def _module_clash(call: ModuleCall) -> Clash | None:
     """A module whose parameters sit elsewhere than its input, or a stateless module
     (a loss, an activation) whose inputs disagree with each other."""
     module = call.module.value
@@ -65,5 +133,38 @@ def module_call_clash(call: ModuleCall) -> Clash | None:
                 return found
         return None
     if module.stateful is False:
-        return operands_clash(call.inputs, strict=True)
+        return _most_certain(call.inputs, strict=True)
     return None
+
+
+def _cause(clash: Clash, event: object, module: Operand | None, facts: Facts) -> Cause:
+    tag = clash.first.value.origin.tag if clash.first.value.origin is not None else None
+    if tag == LOADER_BATCH:
+        return Cause.LOADER_BATCH
+    if tag == PLAIN_ATTRIBUTE:
+        return Cause.PLAIN_ATTRIBUTE
+    if tag == NO_DEVICE and event.function is not None:
+        partner = clash.second.value.origin
+        if partner is None or not _inside(facts, partner.node, event.function.body):
+            return Cause.NO_DEVICE_FACTORY  # it meets what came in: inputs, arguments, self
+    involves_module = module is not None and module in (clash.first, clash.second)
+    qualname = module.value.ref if involves_module and isinstance(module.value.ref, str) else ""
+    if isinstance(event, OperandsMeet) and event.operation in INDEX_OPERATIONS:
+        return Cause.INDEX
+    if qualname in INDEX_MODULES:
+        return Cause.INDEX
+    if clash.first.role in LOSS_WEIGHTS or clash.second.role in LOSS_WEIGHTS:
+        return Cause.LOSS_WEIGHT
+    if qualname and _is_loss(qualname):
+        return Cause.LOSS_WEIGHT
+    return Cause.GENERIC
+
+
+def _inside(facts: Facts, node: object, body: object) -> bool:
+    (start, end), (outer_start, outer_end) = facts.span_of(node), facts.span_of(body)
+    return outer_start <= start and end <= outer_end
+
+
+def _is_loss(qualname: str) -> bool:
+    spec = torch_api.nn_module(qualname)
+    return spec is not None and spec.loss

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from devlint.core.conflicts import Clash
 from devlint.core.events import Facts, Operand
-from devlint.core.lattice import MAYBE_ACCEL, Symbol
+from devlint.core.lattice import MAYBE_ACCEL, Device, Symbol
 from devlint.core.values import Origin
 from devlint.diagnostic import Severity
 
@@ -31,7 +31,11 @@ def when_it_fails(clash: Clash) -> str:
     """The condition under which a warning-level clash fails at run time."""
     if clash.severity is Severity.ERROR:
         return ""
-    device = clash.second.value.device
+    return failure_condition(clash.second.value.device)
+
+
+def failure_condition(device: Device) -> str:
+    """`` (this fails when `device` is a GPU)`` for a device that is a GPU only sometimes."""
     if isinstance(device, Symbol):
         return f" (this fails when {device.describe()} is a GPU)"
     if device is MAYBE_ACCEL:

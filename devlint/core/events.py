@@ -20,6 +20,7 @@ class Operand:
 
     node: cst.BaseExpression
     value: Value
+    role: str | None = None  # the keyword it was passed as (``weight=``), when known
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,6 +35,7 @@ class OperandsMeet:
     operation: str
     operands: tuple[Operand, ...]
     strict: bool
+    function: cst.FunctionDef | None = None  # where it happens; None at module level
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +45,7 @@ class ModuleCall:
     node: cst.Call
     module: Operand
     inputs: tuple[Operand, ...]
+    function: cst.FunctionDef | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +57,51 @@ class DiscardedTransfer:
     method: str
 
 
+@dataclass(frozen=True, eq=False)
+class HostConversion:
+    """``t.numpy()`` or ``np.array(t)``: a tensor turned into a NumPy array."""
+
+    node: cst.Call
+    tensor: Operand
+
+
+@dataclass(frozen=True, eq=False)
+class CheckpointLoad:
+    """``torch.load(...)``; ``map_location`` says whether one was given."""
+
+    node: cst.Call
+    map_location: bool
+
+
+@dataclass(frozen=True, eq=False)
+class CreateThenMove:
+    """``torch.zeros(...).to(device)``: a factory's fresh cpu result moved at once."""
+
+    node: cst.Call
+    factory: cst.Call
+    target: Operand  # the moved result, on its new device
+    random: bool  # a random factory: creating on the device changes the numbers drawn
+
+
+@dataclass(frozen=True, eq=False)
+class LoaderCreated:
+    """A ``DataLoader(...)`` call and what the analysis knows of its batches and workers."""
+
+    node: cst.Call
+    batches: Value  # where the collated batches live
+    pin_memory: bool
+    workers: int | None  # None: not a literal
+    spawn: bool  # a spawn/forkserver multiprocessing_context was given
+
+
+@dataclass(frozen=True, eq=False)
+class UnsyncedRead:
+    """A non-blocking device-to-host copy read before any synchronisation."""
+
+    node: cst.CSTNode
+    copy: Operand
+
+
 @dataclass(eq=False)
 class Facts:
     """Everything rules may ask about one analysed file."""
@@ -63,6 +111,14 @@ class Facts:
     operand_meetings: list[OperandsMeet] = field(default_factory=list)
     module_calls: list[ModuleCall] = field(default_factory=list)
     discarded_transfers: list[DiscardedTransfer] = field(default_factory=list)
+    host_conversions: list[HostConversion] = field(default_factory=list)
+    checkpoint_loads: list[CheckpointLoad] = field(default_factory=list)
+    creations_then_moves: list[CreateThenMove] = field(default_factory=list)
+    loaders: list[LoaderCreated] = field(default_factory=list)
+    unsynced_reads: list[UnsyncedRead] = field(default_factory=list)
+    cache: dict[str, object] = field(default_factory=dict)  # what rules derive, once per file
+    runtime_device: bool = False  # the file picks its device at run time
+    spawn_start_method: bool = False  # the file sets a spawn/forkserver start method
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     _positions: object = None
 

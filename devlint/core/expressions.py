@@ -7,10 +7,11 @@ from collections.abc import Callable
 import libcst as cst
 
 from devlint.core.binder import Env
-from devlint.core.events import Operand, OperandsMeet
-from devlint.core.lattice import Concrete, is_known
+from devlint.core.events import Operand, OperandsMeet, UnsyncedRead
+from devlint.core.lattice import CPU, Concrete, is_known
 from devlint.core.syntax import dotted_name, mentions_accelerator, parse_device_string
 from devlint.core.values import (
+    ASYNC_COPY,
     NONE_VALUE,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
@@ -58,6 +59,9 @@ class ExpressionEvaluator:
         self.events: list[object] = []
         self.values: dict[cst.CSTNode, Value] = {}
         self.yields: list[list[Value]] = []
+        self.active: list[cst.FunctionDef] = []  # functions being analysed, innermost last
+        self.runtime_device = False
+        self.spawn_start_method = False
         self._dispatch: dict[type, Callable[[cst.CSTNode, Env], Value]] = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
@@ -114,7 +118,18 @@ class ExpressionEvaluator:
         """Record that tensors meet in one operation (rules decide if devices clash)."""
         tensors = tuple(op for op in operands if is_tensor_like(op.value))
         if len(tensors) >= 2:
-            self.events.append(OperandsMeet(node, operation, tensors, strict))
+            self.events.append(OperandsMeet(node, operation, tensors, strict, self.function))
+
+    def read(self, node: cst.CSTNode, value: Value) -> None:
+        """Data of ``value`` is read here: flag a non-blocking host copy not yet synchronised."""
+        origin = value.origin
+        if origin is not None and origin.tag == ASYNC_COPY and value.device == CPU:
+            self.events.append(UnsyncedRead(node, Operand(node, value)))
+
+    @property
+    def function(self) -> cst.FunctionDef | None:
+        """The function whose body is being analysed (None at module level)."""
+        return self.active[-1] if self.active else None
 
     # -- names and attributes ---------------------------------------------------
 
@@ -148,12 +163,14 @@ class ExpressionEvaluator:
 
     def _subscript(self, node: cst.Subscript, env: Env) -> Value:
         base = self.eval(node.value, env)
+        self.read(node.value, base)
         keys = []
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 keys.append(self.eval(element.slice.value, env))
         if is_tensor_like(base):
-            return Value(base.kind, base.device, base.origin)
+            slices_only = all(isinstance(element.slice, cst.Slice) for element in node.slice)
+            return Value(base.kind, base.device, base.origin, base.ndim if slices_only else None)
         if base.kind is Kind.BATCH:
             return batch_part(base)
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
@@ -198,6 +215,8 @@ class ExpressionEvaluator:
         strict: bool,
     ) -> Value:
         """Result of a binary operator; records the meeting when both sides are tensors."""
+        self.read(left_node, left)
+        self.read(right_node, right)
         left_tensor, right_tensor = is_tensor_like(left), is_tensor_like(right)
         if not (left_tensor or right_tensor):
             if left.kind is Kind.STRING or right.kind is Kind.STRING:
@@ -261,7 +280,7 @@ class ExpressionEvaluator:
     def _formatted_string(self, node: cst.FormattedString, env: Env) -> Value:
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
-                self.eval(part.expression, env)
+                self.read(part.expression, self.eval(part.expression, env))
         first = node.parts[0] if node.parts else None
         if isinstance(first, cst.FormattedStringText):
             device = parse_device_string(first.value.rstrip(":"))

@@ -12,8 +12,8 @@ import libcst as cst
 
 from devlint.core.binder import Env, join_envs
 from devlint.core.calls import CALL_RESULT
-from devlint.core.lattice import CPU, Symbol, is_known
-from devlint.core.scopes import Args, FunctionInfo
+from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
+from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.statements import Frame, StatementWalker
 from devlint.core.syntax import is_device_name, is_loader_name
 from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all
@@ -27,7 +27,6 @@ class FunctionAnalysis(StatementWalker):
     def __init__(self) -> None:
         super().__init__()
         self.pending: list[list[FunctionInfo]] = []
-        self.active: list[cst.FunctionDef] = []
         self.analysed: set[cst.FunctionDef] = set()
         self.cache: dict[tuple, tuple[object, list[object]]] = {}
 
@@ -106,17 +105,22 @@ class FunctionAnalysis(StatementWalker):
             env.set(ordered[0].name.value, receiver)
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
+        module_method = info.owner is not None and info.owner.kind is ClassKind.MODULE
         for index, param in enumerate(ordered):
             given = positional[index] if index < len(positional) else None
-            self._bind_parameter(param, given, args, env)
+            is_input = module_method and _is_tensor_input(info, param, index)
+            self._bind_parameter(param, given, args, env, is_input)
         for param in params.kwonly_params:
-            self._bind_parameter(param, None, args, env)
+            is_input = module_method and _is_tensor_input(info, param, -1)
+            self._bind_parameter(param, None, args, env, is_input)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 env.set(star.name.value, UNKNOWN_VALUE)
         return env
 
-    def _bind_parameter(self, param: cst.Param, given, args: Args | None, env: Env) -> None:
+    def _bind_parameter(
+        self, param: cst.Param, given, args: Args | None, env: Env, is_input: bool
+    ) -> None:
         name = param.name.value
         if given is None and args is not None:
             given = args.keywords.get(name)
@@ -124,16 +128,32 @@ class FunctionAnalysis(StatementWalker):
         if value is None and args is not None and param.default is not None:
             value = self.eval(param.default, env.parent or env)
         if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
-            value = self._unknown_parameter(name, param)
+            value = self._unknown_parameter(name, param, is_input)
         env.set(name, value)
 
-    def _unknown_parameter(self, name: str, param: cst.Param) -> Value:
-        """What a parameter holds when the caller is unknown: its name is the only clue."""
+    def _unknown_parameter(self, name: str, param: cst.Param, is_input: bool) -> Value:
+        """What a parameter holds when the caller is unknown.
+
+        A module's tensor inputs live on the module's device (that is how the
+        module is meant to be called); otherwise the name is the only clue.
+        """
+        if is_input:
+            origin = Origin("an input of the module at", param)
+            return Value(Kind.TENSOR, MODULE_DEVICE, origin)
         if is_device_name(name, self.device_names):
+            self.runtime_device = True
             return Value(Kind.DEVICE, Symbol(name), Origin("passed in as {}", param, param.name))
         if is_loader_name(name):
             return Value(Kind.LOADER, CPU, None)
         return UNKNOWN_VALUE
+
+
+def _is_tensor_input(info: FunctionInfo, param: cst.Param, index: int) -> bool:
+    """The first input of ``forward``, or any module-method parameter annotated as a tensor."""
+    annotation = param.annotation
+    if annotation is not None:
+        return "Tensor" in cst.Module([]).code_for_node(annotation.annotation)
+    return info.name == "forward" and index == 0
 
 
 def _is_static(node: cst.FunctionDef) -> bool:

@@ -48,7 +48,7 @@ class Symbol(Device):
     accel: bool = True
 
     def describe(self) -> str:
-        return f"`{self.name}`"
+        return self.name if self.name.startswith("the ") else f"`{self.name}`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +63,7 @@ BOTTOM = _Special("nothing")
 UNKNOWN = _Special("unknown")
 MAYBE_ACCEL = _Special("cuda when available")
 CPU = Concrete("cpu")
+MODULE_DEVICE = Symbol("the module's device")  # inside an nn.Module: its parameters and inputs
 CUDA = Concrete("cuda")
 
 

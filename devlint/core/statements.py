@@ -363,8 +363,9 @@ class StatementWalker(CallEvaluator):
     ) -> tuple[Env, list[Env]]:
         """Run a loop body to a fixpoint; returns the normal exit and the ``break`` paths.
 
-        Events of a pass are kept only when the pass started from the fixpoint,
-        so a finding never rests on a value the loop later widens.
+        The first pass sees exactly the state of the first iteration and the last
+        pass the fixpoint, so the events of both are kept; those of the passes in
+        between rest on states no iteration has, and are dropped.
         """
         entry = env.copy()
         for attempt in range(MAX_LOOP_PASSES + 1):
@@ -383,7 +384,8 @@ class StatementWalker(CallEvaluator):
             widened = join_envs(entry, back)
             if _stable(entry, widened) or attempt == MAX_LOOP_PASSES:
                 return widened, frame.breaks
-            del self.events[mark:]
+            if attempt:
+                del self.events[mark:]
             entry = widened if attempt < MAX_LOOP_PASSES - 1 else _forget_changes(entry, widened)
         raise AssertionError("unreachable")
 

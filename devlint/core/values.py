@@ -43,13 +43,24 @@ class Origin:
 
     ``verb`` may hold one ``{}``, filled with the source text of ``subject`` when
     a message is written ("moved to {}" → "moved to `device`"), so no text is
-    produced for files without findings. ``from_loader`` marks DataLoader batches.
+    produced for files without findings. ``tag`` marks sources that a specific
+    rule owns (DataLoader batches, factories without ``device=`` …).
     """
 
     verb: str
     node: cst.CSTNode
     subject: cst.CSTNode | None = None
-    from_loader: bool = False
+    tag: str | None = None  # one of the tags below: what kind of source this is
+
+    @property
+    def from_loader(self) -> bool:
+        return self.tag == LOADER_BATCH
+
+
+LOADER_BATCH = "loader-batch"  # a DataLoader batch (or part of one)
+NO_DEVICE = "no-device"  # a factory called without device=
+PLAIN_ATTRIBUTE = "plain-attribute"  # a tensor or module kept on a module without registering
+ASYNC_COPY = "async-copy"  # a non-blocking device-to-host copy, not yet synchronised
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import operands_clash
+from devlint.core.conflicts import Cause, clashes_with_cause
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -28,7 +28,10 @@ class MixedDeviceOperands(Rule):
 
     A definite CPU tensor meeting a tensor on a device variable (`device`,
     `args.device`, `"cuda" if torch.cuda.is_available() else "cpu"`) is a
-    warning: it fails whenever that device is a GPU.
+    warning: it fails whenever that device is a GPU. More specific causes have
+    their own rules: DataLoader batches (DVL301), plain module attributes
+    (DVL104), factories without `device=` in functions (DVL103), indices
+    (DVL105) and loss weights (DVL106).
 
     ## Fix safety
     No automatic fix: which side should move depends on the program. Usually
@@ -50,8 +53,6 @@ class MixedDeviceOperands(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for meeting in facts.operand_meetings:
-            clash = operands_clash(meeting.operands, meeting.strict)
-            if clash is None or clash.loader_side is not None:
-                continue
-            yield Finding(meeting.node, clash_phrase(facts, clash), clash.severity)
+        for event, clash in clashes_with_cause(facts, Cause.GENERIC):
+            if isinstance(event, OperandsMeet):
+                yield Finding(event.node, clash_phrase(facts, clash), clash.severity)

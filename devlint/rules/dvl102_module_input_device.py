@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import module_call_clash
+from devlint.core.conflicts import Cause, clashes_with_cause
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ModuleCall
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -47,8 +47,6 @@ class ModuleInputDevice(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for call in facts.module_calls:
-            clash = module_call_clash(call)
-            if clash is None or clash.loader_side is not None:
-                continue
-            yield Finding(call.node, clash_phrase(facts, clash), clash.severity)
+        for event, clash in clashes_with_cause(facts, Cause.GENERIC):
+            if isinstance(event, ModuleCall):
+                yield Finding(event.node, clash_phrase(facts, clash), clash.severity)

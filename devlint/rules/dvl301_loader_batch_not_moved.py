@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Clash, module_call_clash, operands_clash
+from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
 from devlint.core.describe import operand_phrase, when_it_fails
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
-from devlint.core.syntax import root_name
+from devlint.core.events import Facts
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -48,26 +47,11 @@ class LoaderBatchNotMoved(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        reported: set[tuple[int, str]] = set()
-        for clash in map(_clash_of, facts.events):
-            batch = clash.loader_side if clash is not None else None
-            if clash is None or batch is None:
-                continue
-            once = (id(batch.value.origin.node), root_name(batch.node))
-            if once in reported:
-                continue  # one finding per unmoved batch element, at its first use
-            reported.add(once)
-            other = clash.second if batch is clash.first else clash.first
+        found = clashes_with_cause(facts, Cause.LOADER_BATCH)
+        for _, clash in first_per_source(found):
+            batch, other = clash.first, clash.second
             message = (
                 f"{operand_phrase(facts, batch)} and was never moved, but "
                 f"{operand_phrase(facts, other)}{when_it_fails(clash)}"
             )
             yield Finding(batch.node, message, clash.severity)
-
-
-def _clash_of(event: object) -> Clash | None:
-    if isinstance(event, OperandsMeet):
-        return operands_clash(event.operands, event.strict)
-    if isinstance(event, ModuleCall):
-        return module_call_clash(event)
-    return None

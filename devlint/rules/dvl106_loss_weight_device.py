@@ -1,0 +1,55 @@
+"""DVL106: a loss weight lives on another device than the predictions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
+from devlint.core.describe import clash_phrase
+from devlint.core.events import Facts
+from devlint.diagnostic import Severity
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+
+ADVICE = (
+    "move the criterion with `.to(device)` (its weight is a buffer) or create the weight on the "
+    "device"
+)
+
+
+class LossWeightDevice(Rule):
+    """## What it does
+    Finds `nn.CrossEntropyLoss(weight=w)`, `nn.BCEWithLogitsLoss(pos_weight=w)`,
+    `nn.NLLLoss(weight=w)` … whose weight stays on the CPU (the criterion is
+    never moved) while the predictions are on the GPU, and `F.cross_entropy(...,
+    weight=w)` / `F.binary_cross_entropy_with_logits(..., pos_weight=w)` with a
+    CPU weight.
+
+    ## Why is this bad?
+    Losses look device-free, so people move the model and the data and forget
+    the criterion. A class weight is a buffer of the criterion; on the GPU the
+    loss fails with `RuntimeError: Expected all tensors to be on the same
+    device`.
+
+    ## Fix safety
+    No automatic fix: `criterion.to(device)`, or `weight=w.to(device)`.
+
+    ## References
+    - [nn.CrossEntropyLoss](https://pytorch.org/docs/stable/generated/torch.nn.CrossEntropyLoss.html)
+    - [nn.BCEWithLogitsLoss](https://pytorch.org/docs/stable/generated/torch.nn.BCEWithLogitsLoss.html)
+    """
+
+    meta = RuleMeta(
+        code="DVL106",
+        name="loss-weight-device",
+        summary="a loss weight lives on another device than the predictions",
+        severity=Severity.ERROR,
+        runtime=RuntimeExpectation(
+            exception="RuntimeError", message="Expected all tensors to be on the same device"
+        ),
+    )
+
+    def check(self, facts: Facts) -> Iterator[Finding]:
+        found = clashes_with_cause(facts, Cause.LOSS_WEIGHT)
+        for event, clash in first_per_source(found):
+            message = f"{clash_phrase(facts, clash)}; {ADVICE}"
+            yield Finding(event.node, message, clash.severity)

@@ -1,0 +1,57 @@
+"""DVL202: ``.numpy()`` on a tensor that may be on an accelerator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from devlint.core.describe import failure_condition, operand_phrase
+from devlint.core.events import Facts
+from devlint.core.lattice import Concrete, can_be_accelerator
+from devlint.diagnostic import Severity
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+
+
+class NumpyOnAccelerator(Rule):
+    """## What it does
+    Finds `.numpy()` (also after `.detach()`), `np.array(t)` and `np.asarray(t)`
+    on a tensor that is, or may be, on an accelerator, without `.cpu()` first.
+
+    ## Why is this bad?
+    NumPy arrays live in host memory. On a GPU the call raises `TypeError:
+    can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy
+    the tensor to host memory first.` — typically in the metrics or plotting
+    code at the end of an epoch, after the expensive part has run.
+
+    The reverse trap, `torch.from_numpy(a)` combined with a CUDA tensor, is a
+    mixed-device operation and reported as DVL101.
+
+    ## Fix safety
+    No automatic fix yet: insert `.cpu()` before `.numpy()` (`.detach().cpu().numpy()`).
+
+    ## References
+    - [Tensor.numpy](https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html)
+    """
+
+    meta = RuleMeta(
+        code="DVL202",
+        name="numpy-on-accelerator",
+        summary="a tensor that may be on an accelerator is converted to NumPy without .cpu()",
+        severity=Severity.ERROR,
+        runtime=RuntimeExpectation(
+            exception="TypeError", message="device type tensor to numpy"
+        ),
+    )
+
+    def check(self, facts: Facts) -> Iterator[Finding]:
+        for conversion in facts.host_conversions:
+            device = conversion.tensor.value.device
+            if not can_be_accelerator(device):
+                continue
+            certain = isinstance(device, Concrete)
+            severity = Severity.ERROR if certain else Severity.WARNING
+            when = failure_condition(device)
+            message = (
+                f"{operand_phrase(facts, conversion.tensor)}; NumPy needs host memory: "
+                f"call `.cpu()` first{when}"
+            )
+            yield Finding(conversion.node, message, severity)
