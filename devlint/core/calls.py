@@ -335,7 +335,9 @@ class CallEvaluator(ExpressionEvaluator):
             held = [value for _, value in args.all() if is_tensor_like(value)]
             if held:  # a loss weight and the like: buffers that stay where they were made
                 state = join_all(held)
-                return Value(Kind.MODULE, state.device, state.origin, stateful=True, ref=qualname)
+                return Value(
+                    Kind.MODULE, state.device, state.origin, state.ndim, stateful=True, ref=qualname
+                )
             origin = Origin("created", node)
             return Value(Kind.MODULE, CPU, origin, stateful=module.stateful, ref=qualname)
         if torch_api.is_optimizer(qualname):
@@ -568,7 +570,10 @@ class CallEvaluator(ExpressionEvaluator):
             and origin.node is receiver_node
             and origin.tag == NO_DEVICE
             and can_be_accelerator(moved.device)
-        ):
+            and not any(
+                arg.keyword and arg.keyword.value == "generator" for arg in receiver_node.args
+            )
+        ):  # a CPU generator: sampling on the cpu is how the numbers stay device-independent
             random = last_name(receiver_node.func) in RANDOM_FACTORIES
             self.events.append(CreateThenMove(node, receiver_node, Operand(node, moved), random))
 
@@ -664,11 +669,16 @@ class CallEvaluator(ExpressionEvaluator):
 
     def module_call(self, node: cst.Call, module: Value, args: Args) -> Value:
         """A layer, model or loss called with inputs; its output lives where it computes."""
-        inputs = tuple(Operand(expr, value) for expr, value in args.all() if is_tensor_like(value))
+        inputs: list[Operand] = []
+        for given in args.all():
+            if is_tensor_like(given[1]):
+                inputs.append(Operand(*given))
+            elif given[1].kind is Kind.SEQUENCE:  # an LSTM's (h0, c0)
+                inputs.extend(self.sequence_members(given))
         module_node = node.func
         if module.kind is Kind.MODULE:
             self.events.append(
-                ModuleCall(node, Operand(module_node, module), inputs, self.function)
+                ModuleCall(node, Operand(module_node, module), tuple(inputs), self.function)
             )
         is_loss = isinstance(module.ref, str) and _is_loss(module.ref)
         if module.stateful is False or is_loss:

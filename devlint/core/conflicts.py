@@ -28,6 +28,7 @@ INDEX_OPERATIONS = frozenset(
 )  # fmt: skip
 INDEX_MODULES = frozenset({"torch.nn.Embedding", "torch.nn.EmbeddingBag"})
 LOSS_WEIGHTS = frozenset({"weight", "pos_weight"})
+ELEMENTWISE_WEIGHT_LOSSES = frozenset({"torch.nn.BCEWithLogitsLoss", "torch.nn.BCELoss"})
 
 
 class Cause(enum.Enum):
@@ -127,8 +128,9 @@ def _module_clash(call: ModuleCall) -> Clash | None:
     if module.kind is not Kind.MODULE:
         return None
     if module.stateful:
+        strict = module.ref not in ELEMENTWISE_WEIGHT_LOSSES  # pos_weight may be a cpu scalar
         for operand in call.inputs:
-            found = _clash(operand, call.module, strict=True)
+            found = _clash(operand, call.module, strict)
             if found is not None:
                 return found
         return None
@@ -143,12 +145,14 @@ def _cause(clash: Clash, event: object, module: Operand | None, facts: Facts) ->
         return Cause.LOADER_BATCH
     if tag == PLAIN_ATTRIBUTE:
         return Cause.PLAIN_ATTRIBUTE
+    involves_module = module is not None and module in (clash.first, clash.second)
+    qualname = module.value.ref if involves_module and isinstance(module.value.ref, str) else ""
+    if clash.first is module and qualname and _is_loss(qualname):
+        return Cause.LOSS_WEIGHT  # the criterion's own weight is on the cpu
     if tag == NO_DEVICE and event.function is not None:
         partner = clash.second.value.origin
         if partner is None or not _inside(facts, partner.node, event.function.body):
             return Cause.NO_DEVICE_FACTORY  # it meets what came in: inputs, arguments, self
-    involves_module = module is not None and module in (clash.first, clash.second)
-    qualname = module.value.ref if involves_module and isinstance(module.value.ref, str) else ""
     if isinstance(event, OperandsMeet) and event.operation in INDEX_OPERATIONS:
         return Cause.INDEX
     if qualname in INDEX_MODULES:

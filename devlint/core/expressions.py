@@ -49,6 +49,16 @@ def combined_ndim(values: list[Value]) -> int | None:
     return None
 
 
+def _keeps_dimensions(index: cst.BaseSlice) -> bool:
+    """``x[1:]``, ``x[:, None]``, ``x[...]`` keep a tensor's dimensions; ``x[0]`` may not."""
+    if isinstance(index, cst.Slice):
+        return True
+    value = index.value
+    return isinstance(value, cst.Ellipsis) or (
+        isinstance(value, cst.Name) and value.value == "None"
+    )
+
+
 class ExpressionEvaluator:
     """Evaluates expressions in an environment and records the events they cause.
 
@@ -169,8 +179,10 @@ class ExpressionEvaluator:
             if isinstance(element.slice, cst.Index):
                 keys.append(self.eval(element.slice.value, env))
         if is_tensor_like(base):
-            slices_only = all(isinstance(element.slice, cst.Slice) for element in node.slice)
-            return Value(base.kind, base.device, base.origin, base.ndim if slices_only else None)
+            keeps_dims = all(_keeps_dimensions(element.slice) for element in node.slice)
+            return Value(base.kind, base.device, base.origin, base.ndim if keeps_dims else None)
+        if base.kind is Kind.MODULE:  # self.layers[i] of an nn.ModuleList
+            return element_of(base)
         if base.kind is Kind.BATCH:
             return batch_part(base)
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
@@ -230,9 +242,9 @@ class ExpressionEvaluator:
             ndim = combined_ndim([left, right])
             return Value(Kind.TENSOR, base.device, base.origin, None if strict else ndim)
         tensor, other = (left, right) if left_tensor else (right, left)
-        if other.kind in (Kind.SCALAR, Kind.NONE):
-            return Value(Kind.TENSOR, tensor.device, tensor.origin, tensor.ndim)
-        return Value(Kind.TENSOR, tensor.device, tensor.origin)
+        if other.kind in (Kind.SCALAR, Kind.NONE) or tensor.ndim == 1:
+            return Value(Kind.TENSOR, tensor.device, tensor.origin, tensor.ndim)  # broadcasting
+        return Value(Kind.TENSOR, tensor.device, tensor.origin)  # never removes dimensions
 
     def _unary(self, node: cst.UnaryOperation, env: Env) -> Value:
         operand = self.eval(node.expression, env)

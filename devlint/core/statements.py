@@ -338,6 +338,7 @@ class StatementWalker(CallEvaluator):
         if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
             path = dotted_name(node)
             if path is not None:
+                self.runtime_device = True
                 return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
         if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):
             return Value(Kind.TENSOR, base.device, base.origin)

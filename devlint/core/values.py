@@ -194,6 +194,8 @@ def element_of(value: Value) -> Value:
         return join_all(value.items)
     if value.kind is Kind.TENSOR:
         return Value(Kind.TENSOR, value.device, value.origin)
+    if value.kind is Kind.MODULE:  # an nn.ModuleList / Sequential: its members live with it
+        return Value(Kind.MODULE, value.device, value.origin, stateful=value.stateful)
     if value.kind is Kind.BATCH:
         return batch_part(value)
     return UNKNOWN_VALUE
