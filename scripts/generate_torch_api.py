@@ -806,6 +806,18 @@ def build_optimizers() -> list[str]:
     )
 
 
+def build_wrapper_attributes() -> list[str]:
+    """What ``model.<name>`` may read on a DataParallel/DDP wrapper without AttributeError:
+    the class attributes of both wrappers and what their ``__init__`` sets on ``self``."""
+    names: set[str] = set()
+    for cls in (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel):
+        names.update(dir(cls))
+        source = inspect.getsource(cls.__init__)
+        names.update(re.findall(r"self\.(\w+)\s*(?::[^=]+)?=(?!=)", source))
+    names.update(vars(torch.nn.DataParallel(torch.nn.Linear(1, 1))))
+    return sorted(name for name in names if not name.startswith("__"))
+
+
 # ---------------------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------------------
@@ -823,6 +835,7 @@ def generate() -> str:
         "modules": build_modules(),
         "optimizers": build_optimizers(),
         "transfers": TRANSFERS,
+        "wrapper_attributes": build_wrapper_attributes(),
     }
     return json.dumps(data, sort_keys=True, indent=1) + "\n"
 

@@ -14,17 +14,8 @@ import libcst as cst
 from devlint.config import Settings
 from devlint.core.binder import Env
 from devlint.core.classes import ClassAnalysis
-from devlint.core.events import (
-    CheckpointLoad,
-    CreateThenMove,
-    DiscardedTransfer,
-    Facts,
-    HostConversion,
-    LoaderCreated,
-    ModuleCall,
-    OperandsMeet,
-    UnsyncedRead,
-)
+from devlint.core.events import Facts, ReplicaStateWrite
+from devlint.core.syntax import assignments_to_self
 
 
 def analyse(module: cst.Module, settings: Settings) -> Facts:
@@ -45,23 +36,22 @@ class Analysis(ClassAnalysis):
         self.pending.append([])
         final = self.block(self.module.body, env)
         self.flush_pending(final if final is not None else env)
+        self.note_replica_writes()
         facts = Facts(
             self.module,
-            events=self.events,
             values=self.values,
             runtime_device=self.runtime_device,
             spawn_start_method=self.spawn_start_method,
+            sets_cuda_device=self.sets_cuda_device,
         )
-        lists = {
-            OperandsMeet: facts.operand_meetings,
-            ModuleCall: facts.module_calls,
-            DiscardedTransfer: facts.discarded_transfers,
-            HostConversion: facts.host_conversions,
-            CheckpointLoad: facts.checkpoint_loads,
-            CreateThenMove: facts.creations_then_moves,
-            LoaderCreated: facts.loaders,
-            UnsyncedRead: facts.unsynced_reads,
-        }
-        for event in self.events:
-            lists[type(event)].append(event)
+        facts.collect(self.events)
         return facts
+
+    def note_replica_writes(self) -> None:
+        """``self.x = ...`` in the forward of a DataParallel-wrapped class: lost on replicas."""
+        for info, wrap in self.wrapped_classes.items():
+            forward = info.methods.get("forward")
+            if forward is None:
+                continue
+            for node, name in assignments_to_self(forward.node):
+                self.events.append(ReplicaStateWrite(node, name, wrap))

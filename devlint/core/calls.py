@@ -14,7 +14,7 @@ from devlint.core.events import (
     ModuleCall,
     Operand,
 )
-from devlint.core.expressions import ExpressionEvaluator, combined_ndim, is_tensor_like
+from devlint.core.expressions import combined_ndim, is_tensor_like
 from devlint.core.lattice import (
     CPU,
     UNKNOWN,
@@ -47,6 +47,7 @@ from devlint.core.values import (
     element_of,
     join_all,
 )
+from devlint.core.wrappers import WRAPPERS, WrapperEvaluator
 
 MOVES = frozenset({"to", "cuda", "cpu"})
 CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
@@ -71,13 +72,6 @@ _TENSOR_FROM_DATA = frozenset(
 )
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
-_WRAPPERS = frozenset(
-    {
-        "torch.nn.DataParallel",
-        "torch.nn.parallel.DataParallel",
-        "torch.nn.parallel.DistributedDataParallel",
-    }
-)
 _MODULE_CONTAINERS = frozenset(
     {
         "torch.nn.Sequential",
@@ -159,7 +153,7 @@ _REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
 
-class CallEvaluator(ExpressionEvaluator):
+class CallEvaluator(WrapperEvaluator):
     """Knows what calls do to devices; ``call_function``/``instantiate`` run local code."""
 
     device_names: frozenset[str]
@@ -177,6 +171,8 @@ class CallEvaluator(ExpressionEvaluator):
         name = last_name(func)
         if name == "synchronize":
             self.synchronize(env)
+        elif name == "set_device":
+            self.sets_cuda_device = True
         elif name == "set_start_method" and node.args:
             method = string_value(node.args[0].value)
             self.spawn_start_method |= method in ("spawn", "forkserver")
@@ -213,8 +209,10 @@ class CallEvaluator(ExpressionEvaluator):
             return self.builtin_call(callee.ref, node, args)
         if kind is Kind.CLASS and isinstance(callee.ref, ClassInfo):
             return self.instantiate(callee.ref, node, args)
-        if kind in (Kind.MODULE, Kind.WRAPPER):
+        if kind is Kind.MODULE:
             return self.module_call(node, callee, args)
+        if kind is Kind.WRAPPER:
+            return self.wrapper_call(node, callee, args)
         if kind is Kind.UNKNOWN and is_known(callee.device):
             # something moved to a device and then called is a model: it computes there
             return Value(Kind.TENSOR, callee.device, callee.origin, 1)
@@ -318,10 +316,9 @@ class CallEvaluator(ExpressionEvaluator):
             devices = [value for _, value in args.positional if is_tensor_like(value)]
             item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)
             return Value(Kind.DATASET, item.device, item.origin)
-        if qualname in _WRAPPERS:
-            inner = args.get(0, "module")
-            inner_value = inner[1] if inner else UNKNOWN_VALUE
-            return Value(Kind.WRAPPER, inner_value.device, inner_value.origin, stateful=True)
+        if qualname in WRAPPERS:
+            return self.wrap(qualname, node, args)
+        self.note_checkpoint(qualname, node, args)
         if qualname in _MODULE_CONTAINERS:
             return self.module_container(node, args)
         if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
@@ -497,6 +494,12 @@ class CallEvaluator(ExpressionEvaluator):
         if is_tensor_like(receiver):
             self.read(func.value, receiver)
             return self.tensor_method(node, func.value, receiver, name, args, env)
+        if kind is Kind.WRAPPER and name == "state_dict":
+            return self.wrapper_state_dict(node, func.value)
+        if kind is Kind.WRAPPER and not torch_api.is_wrapper_attribute(name):
+            return self.call_value(node, self.wrapper_attribute(receiver, name, func), args)
+        if kind is Kind.MODULE and name == "load_state_dict":
+            self.note_state_dict_load(node, func.value, receiver)
         if kind in (Kind.MODULE, Kind.WRAPPER):
             return self.module_method(node, receiver, name, args)
         if kind in (Kind.BATCH, Kind.MAPPING) and name in _DATA_METHODS:
@@ -675,11 +678,9 @@ class CallEvaluator(ExpressionEvaluator):
                 inputs.append(Operand(*given))
             elif given[1].kind is Kind.SEQUENCE:  # an LSTM's (h0, c0)
                 inputs.extend(self.sequence_members(given))
-        module_node = node.func
-        if module.kind is Kind.MODULE:
-            self.events.append(
-                ModuleCall(node, Operand(module_node, module), tuple(inputs), self.function)
-            )
+        self.events.append(
+            ModuleCall(node, Operand(node.func, module), tuple(inputs), self.function)
+        )
         is_loss = isinstance(module.ref, str) and _is_loss(module.ref)
         if module.stateful is False or is_loss:
             known = [op.value for op in inputs if is_known(op.value.device)]

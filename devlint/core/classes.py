@@ -8,10 +8,11 @@ import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
-from devlint.core.calls import BUFFER, CALL_RESULT, MOVES, PARAMETER
+from devlint.core.calls import BUFFER, CALL_RESULT, PARAMETER
 from devlint.core.functions import MAX_CALL_DEPTH, FunctionAnalysis, args_signature
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
+from devlint.core.syntax import statements_on_self
 from devlint.core.values import (
     PLAIN_ATTRIBUTE,
     SCALAR_VALUE,
@@ -204,47 +205,7 @@ def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str]]:
     assigned: set[str] = set()
     moved: set[str] = set()
     for name, method in info.methods.items():
-        if name == "__init__":
-            continue
-        params = [*method.node.params.posonly_params, *method.node.params.params]
-        if not params:
-            continue
-        owner = params[0].name.value
-        _collect_self_assignments(method.node.body, owner, assigned, moved)
+        if name != "__init__":
+            for statement, attribute in statements_on_self(method.node):
+                (moved if isinstance(statement, cst.Expr) else assigned).add(attribute)
     return assigned, moved
-
-
-def _collect_self_assignments(
-    suite: cst.BaseSuite, owner: str, assigned: set[str], moved: set[str]
-) -> None:
-    for statement in suite.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                is_move = isinstance(small, cst.Expr)
-                for target in _targets(small):
-                    if (
-                        isinstance(target, cst.Attribute)
-                        and isinstance(target.value, cst.Name)
-                        and target.value.value == owner
-                    ):
-                        (moved if is_move else assigned).add(target.attr.value)
-        elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
-            statement, (cst.FunctionDef, cst.ClassDef)
-        ):
-            for child in statement.children:
-                if isinstance(child, cst.BaseSuite):
-                    _collect_self_assignments(child, owner, assigned, moved)
-                elif hasattr(child, "body") and isinstance(child.body, cst.BaseSuite):
-                    _collect_self_assignments(child.body, owner, assigned, moved)
-
-
-def _targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
-    if isinstance(small, cst.Assign):
-        return [t.target for t in small.targets]
-    if isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-        return [small.target]
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-        func = small.value.func
-        if isinstance(func, cst.Attribute) and func.attr.value in MOVES:
-            return [func.value]
-    return []

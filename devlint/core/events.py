@@ -102,6 +102,57 @@ class UnsyncedRead:
     copy: Operand
 
 
+@dataclass(frozen=True, eq=False)
+class WrapperCreated:
+    """``nn.DataParallel(model, ...)`` or ``DistributedDataParallel(model, ...)``."""
+
+    node: cst.Call
+    wrapper: Value  # ref: the WrapperInfo
+
+
+@dataclass(frozen=True, eq=False)
+class WrapperAttribute:
+    """``wrapped.custom`` where ``custom`` lives on ``wrapped.module`` only."""
+
+    node: cst.Attribute
+    wrapper: Value
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class WrapperCall:
+    """A wrapper called with inputs (its forward)."""
+
+    node: cst.Call
+    wrapper: Operand
+    inputs: tuple[Operand, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class CheckpointSave:
+    """``torch.save(payload, ...)``."""
+
+    node: cst.Call
+    payload: Value
+
+
+@dataclass(frozen=True, eq=False)
+class StateDictLoad:
+    """``model.load_state_dict(...)`` on a model that is not wrapped."""
+
+    node: cst.Call
+    target: Operand
+
+
+@dataclass(frozen=True, eq=False)
+class ReplicaStateWrite:
+    """``self.<attr> = ...`` in the ``forward`` of a class wrapped in DataParallel."""
+
+    node: cst.CSTNode
+    attribute: str
+    wrap: cst.Call  # where the class is wrapped
+
+
 @dataclass(eq=False)
 class Facts:
     """Everything rules may ask about one analysed file."""
@@ -116,11 +167,40 @@ class Facts:
     creations_then_moves: list[CreateThenMove] = field(default_factory=list)
     loaders: list[LoaderCreated] = field(default_factory=list)
     unsynced_reads: list[UnsyncedRead] = field(default_factory=list)
+    wrappers: list[WrapperCreated] = field(default_factory=list)
+    wrapper_attributes: list[WrapperAttribute] = field(default_factory=list)
+    wrapper_calls: list[WrapperCall] = field(default_factory=list)
+    checkpoint_saves: list[CheckpointSave] = field(default_factory=list)
+    state_dict_loads: list[StateDictLoad] = field(default_factory=list)
+    replica_writes: list[ReplicaStateWrite] = field(default_factory=list)
     cache: dict[str, object] = field(default_factory=dict)  # what rules derive, once per file
     runtime_device: bool = False  # the file picks its device at run time
     spawn_start_method: bool = False  # the file sets a spawn/forkserver start method
+    sets_cuda_device: bool = False  # the file calls torch.cuda.set_device
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     _positions: object = None
+
+    def collect(self, events: list[object]) -> None:
+        """Sort the analysis' events into the per-kind lists rules read."""
+        self.events = events
+        lists = {
+            OperandsMeet: self.operand_meetings,
+            ModuleCall: self.module_calls,
+            DiscardedTransfer: self.discarded_transfers,
+            HostConversion: self.host_conversions,
+            CheckpointLoad: self.checkpoint_loads,
+            CreateThenMove: self.creations_then_moves,
+            LoaderCreated: self.loaders,
+            UnsyncedRead: self.unsynced_reads,
+            WrapperCreated: self.wrappers,
+            WrapperAttribute: self.wrapper_attributes,
+            WrapperCall: self.wrapper_calls,
+            CheckpointSave: self.checkpoint_saves,
+            StateDictLoad: self.state_dict_loads,
+            ReplicaStateWrite: self.replica_writes,
+        }
+        for event in events:
+            lists[type(event)].append(event)
 
     def value_of(self, node: cst.CSTNode) -> Value | None:
         """The abstract value the analysis gave an expression (None if never reached)."""

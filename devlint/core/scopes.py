@@ -73,3 +73,24 @@ class Args:
 
     def all(self) -> list[tuple[cst.BaseExpression, Value]]:
         return [*self.positional, *self.keywords.values()]
+
+
+@dataclass(frozen=True, eq=False)
+class WrapperInfo:
+    """What ``nn.DataParallel(...)`` / ``DistributedDataParallel(...)`` was given.
+
+    ``device_ids`` and ``output_device`` are the arguments (expression, value),
+    None when not given; ``conditional`` is set when only some paths wrap
+    (``if torch.cuda.device_count() > 1: model = nn.DataParallel(model)``).
+    """
+
+    kind: str  # "DataParallel" or "DistributedDataParallel"
+    node: cst.Call
+    inner: Value
+    device_ids: tuple[tuple[cst.BaseExpression, Value], ...] | None
+    output_device: tuple[cst.BaseExpression, Value] | None
+    conditional: bool = False
+
+    @property
+    def distributed(self) -> bool:
+        return self.kind == "DistributedDataParallel"

@@ -327,6 +327,8 @@ class StatementWalker(CallEvaluator):
         if kind is Kind.NAMESPACE:
             qualname = f"{base.ref}.{name}"
             return Value(Kind.DTYPE) if qualname in _DTYPES else self.namespace(qualname)
+        if kind is Kind.WRAPPER:
+            return self.wrapper_attribute(base, name, node)
         if is_tensor_like(base):
             return self.tensor_attribute(base, name)
         if kind is Kind.INSTANCE and isinstance(base.ref, ClassInfo):

@@ -119,3 +119,68 @@ def is_rank_name(name: str) -> bool:
     """Whether a name holds a GPU index (``local_rank``, ``args.gpu``)."""
     lowered = name.rsplit(".", 1)[-1].lower()
     return lowered in ("rank", "gpu", "gpu_id", "device_id", "local_rank", "gpu_idx")
+
+
+def statements_on_self(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, str]]:
+    """Statements of a method that assign ``self.<name>`` (``=``, ``+=``, ``: T =``) or move
+    it in place (a bare ``self.<name>.to(...)``), with the name; nested defs excluded."""
+    params = [*function.params.posonly_params, *function.params.params]
+    if not params:
+        return []
+    owner = params[0].name.value
+    found: list[tuple[cst.CSTNode, str]] = []
+    pending: list[cst.BaseSuite] = [function.body]
+    while pending:
+        for statement in pending.pop().body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    for target in _assignment_targets(small):
+                        if _is_attribute_of(target, owner):
+                            found.append((small, target.attr.value))
+            elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+                statement, cst.FunctionDef | cst.ClassDef
+            ):
+                pending.extend(_suites(statement))
+    return found
+
+
+def assignments_to_self(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, str]]:
+    """``self.<name> = / += / : T =`` statements in a method's body."""
+    return [
+        (node, name)
+        for node, name in statements_on_self(function)
+        if not isinstance(node, cst.Expr)
+    ]
+
+
+def _assignment_targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
+    if isinstance(small, cst.Assign):
+        return [target.target for target in small.targets]
+    if isinstance(small, cst.AugAssign | cst.AnnAssign):
+        return [small.target]
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda", "cpu"):
+            return [func.value]
+    return []
+
+
+def _is_attribute_of(target: cst.BaseExpression, owner: str) -> bool:
+    return (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == owner
+    )
+
+
+def _suites(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
+    """The bodies of a compound statement: if/elif/else, loops, try/except/finally, with."""
+    suites: list[cst.BaseSuite] = []
+    for child in statement.children:
+        if isinstance(child, cst.BaseSuite):
+            suites.append(child)
+        elif isinstance(child, cst.If | cst.Else | cst.ExceptHandler | cst.Finally):
+            suites.extend(_suites(child) if isinstance(child, cst.If) else [child.body])
+        elif isinstance(child, cst.ExceptStarHandler | cst.MatchCase):
+            suites.append(child.body)
+    return suites

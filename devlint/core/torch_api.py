@@ -51,6 +51,7 @@ class _Table:
     methods: dict[str, CallSpec]
     modules: dict[str, ModuleSpec]
     optimizers: frozenset[str]
+    wrapper_attributes: frozenset[str]
 
 
 def _call_spec(data: dict[str, Any]) -> CallSpec:
@@ -77,6 +78,7 @@ def _table() -> _Table:
             for name, spec in data["modules"].items()
         },
         optimizers=frozenset(data["optimizers"]),
+        wrapper_attributes=frozenset(data["wrapper_attributes"]),
     )
 
 
@@ -102,6 +104,11 @@ def nn_module(qualname: str) -> ModuleSpec | None:
 def is_optimizer(qualname: str) -> bool:
     """Whether the qualified name is a torch.optim optimizer class ("torch.optim.Adam")."""
     return qualname in _table().optimizers
+
+
+def is_wrapper_attribute(name: str) -> bool:
+    """Whether DataParallel/DDP itself has ``name`` (``state_dict``, ``module``, ``no_sync``)."""
+    return name in _table().wrapper_attributes
 
 
 def torch_version() -> str:

@@ -61,6 +61,8 @@ LOADER_BATCH = "loader-batch"  # a DataLoader batch (or part of one)
 NO_DEVICE = "no-device"  # a factory called without device=
 PLAIN_ATTRIBUTE = "plain-attribute"  # a tensor or module kept on a module without registering
 ASYNC_COPY = "async-copy"  # a non-blocking device-to-host copy, not yet synchronised
+WRAPPER_OUTPUT = "wrapper-output"  # gathered by DataParallel on its output device
+WRAPPED_STATE = "wrapped-state"  # a state_dict taken through a DataParallel/DDP wrapper
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,11 +158,20 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
 
 
 def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
-    """A module on one path and its wrapper (or an unknown callable) on the other:
-    the kind is lost, the device is kept when both agree."""
+    """A module on one path and its wrapper (or an unknown callable) on the other.
+
+    Module and DataParallel wrapper: a wrapper that is there on some machines
+    only (``conditional``). Otherwise the kind is lost and the device is kept
+    when both agree.
+    """
     if a.kind not in _MODULE_LIKE or b.kind not in _MODULE_LIKE:
         return UNKNOWN_VALUE
     device = join(a.device, b.device, guarded=guarded)
+    kinds = {a.kind, b.kind}
+    if kinds == {Kind.MODULE, Kind.WRAPPER}:
+        wrapper = a if a.kind is Kind.WRAPPER else b
+        info = replace(wrapper.ref, conditional=True)
+        return Value(Kind.WRAPPER, device, wrapper.origin, stateful=True, ref=info)
     if device is UNKNOWN:
         return UNKNOWN_VALUE
     return Value(Kind.UNKNOWN, device, a.origin if device == a.device else b.origin)

@@ -1,0 +1,116 @@
+"""nn.DataParallel and DistributedDataParallel: what wrapping changes.
+
+A wrapper keeps the wrapped module's device, scatters CPU inputs itself
+(DataParallel), gathers outputs on ``output_device`` (default
+``device_ids[0]``), has only nn.Module's and its own attributes (the model's
+live on ``.module``), and prefixes its ``state_dict`` keys with ``module.``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.core import torch_api
+from devlint.core.events import (
+    CheckpointSave,
+    Operand,
+    StateDictLoad,
+    WrapperAttribute,
+    WrapperCall,
+    WrapperCreated,
+)
+from devlint.core.expressions import ExpressionEvaluator, is_tensor_like
+from devlint.core.lattice import Concrete, Device, is_known
+from devlint.core.scopes import Args, ClassInfo, WrapperInfo
+from devlint.core.values import (
+    UNKNOWN_VALUE,
+    WRAPPED_STATE,
+    WRAPPER_OUTPUT,
+    Kind,
+    Origin,
+    Value,
+)
+
+WRAPPERS = {
+    "torch.nn.DataParallel": "DataParallel",
+    "torch.nn.parallel.DataParallel": "DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel": "DataParallel",
+    "torch.nn.parallel.DistributedDataParallel": "DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel": "DistributedDataParallel",
+}
+_SAVES = frozenset({"torch.save", "torch.serialization.save"})
+
+
+class WrapperEvaluator(ExpressionEvaluator):
+    """Creation, attributes, calls and checkpoints of data-parallel wrappers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wrapped_classes: dict[ClassInfo, cst.Call] = {}  # DataParallel-wrapped classes
+        self.sets_cuda_device = False
+
+    def device_argument(self, node: cst.BaseExpression, value: Value) -> Device | None:
+        raise NotImplementedError
+
+    def wrap(self, qualname: str, node: cst.Call, args: Args) -> Value:
+        """``nn.DataParallel(model, device_ids=[0, 1], output_device=0)``."""
+        given = args.get(0, "module")
+        inner = given[1] if given else UNKNOWN_VALUE
+        ids = args.get(1, "device_ids")
+        device_ids = None
+        if ids is not None and isinstance(ids[0], (cst.List, cst.Tuple)):
+            device_ids = tuple(
+                (element.value, self.values.get(element.value, UNKNOWN_VALUE))
+                for element in ids[0].elements
+            )
+        output = args.get(2, "output_device")
+        info = WrapperInfo(WRAPPERS[qualname], node, inner, device_ids, output)
+        wrapper = Value(Kind.WRAPPER, inner.device, inner.origin, stateful=True, ref=info)
+        if not info.distributed and isinstance(inner.ref, ClassInfo):
+            self.wrapped_classes.setdefault(inner.ref, node)
+        self.events.append(WrapperCreated(node, wrapper))
+        return wrapper
+
+    def wrapper_attribute(self, wrapper: Value, name: str, node: cst.Attribute) -> Value:
+        """``wrapped.module`` is the model; other model attributes are not on the wrapper."""
+        info = wrapper.ref
+        if name == "module" and isinstance(info, WrapperInfo):
+            return info.inner.with_device(wrapper.device, wrapper.origin)
+        if not torch_api.is_wrapper_attribute(name):
+            self.events.append(WrapperAttribute(node, wrapper, name))
+        return UNKNOWN_VALUE
+
+    def wrapper_call(self, node: cst.Call, wrapper: Value, args: Args) -> Value:
+        """Its forward: inputs are scattered, outputs gathered on the output device."""
+        inputs = tuple(Operand(*given) for given in args.all() if is_tensor_like(given[1]))
+        self.events.append(WrapperCall(node, Operand(node.func, wrapper), inputs))
+        device = self.output_device(wrapper)
+        if not is_known(device):
+            return Value(Kind.UNKNOWN)
+        origin = Origin("gathered by {} on its output device", node, node.func, WRAPPER_OUTPUT)
+        return Value(Kind.TENSOR, device, origin, 1)
+
+    def output_device(self, wrapper: Value) -> Device:
+        info = wrapper.ref
+        if not isinstance(info, WrapperInfo) or info.distributed:
+            return wrapper.device
+        chosen = info.output_device or (info.device_ids[0] if info.device_ids else None)
+        if chosen is None:
+            return wrapper.device
+        device = self.device_argument(*chosen)
+        return device if isinstance(device, Concrete) else wrapper.device
+
+    def wrapper_state_dict(self, node: cst.Call, receiver_node: cst.BaseExpression) -> Value:
+        origin = Origin("`state_dict()` of the wrapper {}", node, receiver_node, WRAPPED_STATE)
+        return Value(Kind.MAPPING, origin=origin)
+
+    def note_checkpoint(self, qualname: str, node: cst.Call, args: Args) -> None:
+        if qualname in _SAVES:
+            given = args.get(0, "obj")
+            if given is not None:
+                self.events.append(CheckpointSave(node, given[1]))
+
+    def note_state_dict_load(
+        self, node: cst.Call, module_node: cst.BaseExpression, module: Value
+    ) -> None:
+        self.events.append(StateDictLoad(node, Operand(module_node, module)))
