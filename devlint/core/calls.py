@@ -595,9 +595,10 @@ class CallEvaluator(WrapperEvaluator):
         given = args.get(0, "device")
         if name == "cuda":
             device = self.device_argument(*given) if given is not None else None
+            subject = given[0] if given is not None and dotted_name(given[0]) else None
             if isinstance(device, Concrete) and device.type == "cuda":
-                return device, None
-            return Concrete("cuda"), None
+                return device, subject
+            return Concrete("cuda"), subject
         if given is None:
             given = args.keywords.get("other")
         if given is None:

@@ -1,7 +1,8 @@
 """When operands cannot share an operation: PyTorch's device rules over abstract values.
 
 A clash is reported by exactly one rule. ``cause_of`` names the most specific
-reason, in this order: an unmoved DataLoader batch, a plain tensor attribute
+reason, in this order: an unmoved DataLoader batch, a DataParallel output
+meeting a tensor on another GPU, a plain tensor attribute
 (or a module in a plain list), a factory without ``device=`` inside a function,
 an indexing op, a loss weight; anything else is a generic mixed-device clash.
 """
@@ -14,9 +15,9 @@ from dataclasses import dataclass
 
 from devlint.core import torch_api
 from devlint.core.events import Facts, ModuleCall, Operand, OperandsMeet
-from devlint.core.lattice import CPU, conflict
+from devlint.core.lattice import CPU, Concrete, conflict
 from devlint.core.syntax import root_name
-from devlint.core.values import LOADER_BATCH, NO_DEVICE, PLAIN_ATTRIBUTE, Kind
+from devlint.core.values import LOADER_BATCH, NO_DEVICE, PLAIN_ATTRIBUTE, WRAPPER_OUTPUT, Kind
 from devlint.diagnostic import Severity
 
 INDEX_OPERATIONS = frozenset(
@@ -35,6 +36,7 @@ class Cause(enum.Enum):
     """Why two devices clash, from the most specific to the generic."""
 
     LOADER_BATCH = "loader batch"
+    WRAPPER_OUTPUT = "data-parallel output"
     PLAIN_ATTRIBUTE = "plain attribute"
     NO_DEVICE_FACTORY = "factory without device"
     INDEX = "indices"
@@ -53,7 +55,7 @@ class Clash:
 
 
 def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
-    severity = conflict(a.value.device, b.value.device)
+    severity = conflict(a.value.device, b.value.device) or _gathered_elsewhere(a, b)
     if severity is None:
         return None
     if b.value.device == CPU:
@@ -143,6 +145,8 @@ def _cause(clash: Clash, event: object, module: Operand | None, facts: Facts) ->
     tag = clash.first.value.origin.tag if clash.first.value.origin is not None else None
     if tag == LOADER_BATCH:
         return Cause.LOADER_BATCH
+    if _wrapper_output_on_another_gpu(clash):
+        return Cause.WRAPPER_OUTPUT
     if tag == PLAIN_ATTRIBUTE:
         return Cause.PLAIN_ATTRIBUTE
     involves_module = module is not None and module in (clash.first, clash.second)
@@ -162,6 +166,31 @@ def _cause(clash: Clash, event: object, module: Operand | None, facts: Facts) ->
     if qualname and _is_loss(qualname):
         return Cause.LOSS_WEIGHT
     return Cause.GENERIC
+
+
+def _gathered_elsewhere(a: Operand, b: Operand) -> Severity | None:
+    """A DataParallel output gathered on ``cuda:k`` (k > 0) against bare ``cuda``, which is
+    the current device, cuda:0, in a single-process DataParallel script."""
+    for output, other in ((a.value, b.value), (b.value, a.value)):
+        gathered = output.origin is not None and output.origin.tag == WRAPPER_OUTPUT
+        device, plain = output.device, other.device
+        if (
+            gathered
+            and isinstance(device, Concrete)
+            and device.index
+            and isinstance(plain, Concrete)
+            and plain.type == "cuda"
+            and plain.index is None
+        ):
+            return Severity.ERROR
+    return None
+
+
+def _wrapper_output_on_another_gpu(clash: Clash) -> bool:
+    """A DataParallel output (on its output device) meeting a tensor moved to another GPU."""
+    sides = (clash.first.value, clash.second.value)
+    tagged = any(v.origin is not None and v.origin.tag == WRAPPER_OUTPUT for v in sides)
+    return tagged and all(v.device != CPU for v in sides)
 
 
 def _inside(facts: Facts, node: object, body: object) -> bool:

@@ -1,0 +1,58 @@
+"""DVL401: an attribute of the wrapped model read through its DataParallel/DDP wrapper."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from devlint.core.events import Facts
+from devlint.core.wrapping import only_when_wrapped, severity_for, wrapper_info
+from devlint.diagnostic import Severity
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+
+
+class AttributeThroughWrapper(Rule):
+    """## What it does
+    Finds `model.fc`, `model.config`, `model.generate(...)`, `self.model.encode(x)`
+    where `model` is an `nn.DataParallel` or `DistributedDataParallel` wrapper and
+    the attribute belongs to the wrapped model, not to the wrapper or `nn.Module`.
+
+    ## Why is this bad?
+    The wrapper only has `nn.Module`'s attributes and its own (`module`,
+    `device_ids`, `no_sync`, …); the model's custom attributes and methods live
+    on `model.module`. Reading them through the wrapper raises `AttributeError:
+    'DataParallel' object has no attribute 'fc'`. With conditional wrapping
+    (`if torch.cuda.device_count() > 1: model = nn.DataParallel(model)`) it
+    fails only on multi-GPU machines, after it has passed every test on one GPU.
+
+    ## Fix safety
+    Insert `.module` (`model.module.fc`); with conditional wrapping, reach the
+    model with `getattr(model, "module", model)` or keep a reference to the
+    unwrapped model.
+
+    ## References
+    - [nn.DataParallel](https://pytorch.org/docs/stable/generated/torch.nn.DataParallel.html)
+    - [DistributedDataParallel](https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html)
+    """
+
+    meta = RuleMeta(
+        code="DVL401",
+        name="attribute-through-wrapper",
+        summary="an attribute of the wrapped model is read through its DataParallel/DDP wrapper",
+        severity=Severity.ERROR,
+        runtime=RuntimeExpectation(
+            exception="AttributeError", message="object has no attribute", gpus=2
+        ),
+    )
+
+    def check(self, facts: Facts) -> Iterator[Finding]:
+        for access in facts.wrapper_attributes:
+            info = wrapper_info(access.wrapper)
+            if info is None:
+                continue
+            base = facts.code_of(access.node.value)
+            message = (
+                f"`{access.name}` belongs to the model wrapped in {info.kind} at line "
+                f"{facts.line_of(info.node)}, not to the wrapper `{base}`: use "
+                f"`{base}.module.{access.name}`{only_when_wrapped(info)}"
+            )
+            yield Finding(access.node, message, severity_for(info))

@@ -1,0 +1,48 @@
+"""DVL404: attributes assigned in the forward of a DataParallel-wrapped module."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from devlint.core.events import Facts
+from devlint.diagnostic import Severity
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+
+
+class StateMutatedInReplica(Rule):
+    """## What it does
+    Finds `self.<attr> = ...` and `self.<attr> += ...` inside `forward` of an
+    `nn.Module` subclass that the same file wraps in `nn.DataParallel`.
+
+    ## Why is this bad?
+    DataParallel runs `forward` on replicas of the module, created for every
+    call and thrown away afterwards. Counters, caches and statistics assigned
+    on `self` in `forward` are set on the replicas and lost: on one GPU the
+    code works, on several the state silently never changes.
+
+    ## Fix safety
+    No automatic fix: keep such state in a buffer updated in place on
+    `device_ids[0]`, return it from `forward`, or use DistributedDataParallel.
+
+    ## References
+    - [nn.DataParallel: warning on attribute updates in forward](https://pytorch.org/docs/stable/generated/torch.nn.DataParallel.html)
+    """
+
+    meta = RuleMeta(
+        code="DVL404",
+        name="state-mutated-in-replica",
+        summary="forward of a DataParallel-wrapped module assigns attributes that replicas lose",
+        severity=Severity.WARNING,
+        runtime=RuntimeExpectation(
+            symptom="the attribute set in forward keeps its old value", gpus=2
+        ),
+    )
+
+    def check(self, facts: Facts) -> Iterator[Finding]:
+        for write in facts.replica_writes:
+            message = (
+                f"`self.{write.attribute}` is assigned in `forward`, but this module is wrapped "
+                f"in DataParallel (line {facts.line_of(write.wrap)}): forward runs on replicas "
+                f"and the assignment is lost"
+            )
+            yield Finding(write.node, message, self.meta.severity)
