@@ -37,9 +37,7 @@ class NumpyOnAccelerator(Rule):
         name="numpy-on-accelerator",
         summary="a tensor that may be on an accelerator is converted to NumPy without .cpu()",
         severity=Severity.ERROR,
-        runtime=RuntimeExpectation(
-            exception="TypeError", message="device type tensor to numpy"
-        ),
+        runtime=RuntimeExpectation(exception="TypeError", message="device type tensor to numpy"),
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:

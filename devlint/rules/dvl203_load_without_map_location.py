@@ -52,6 +52,6 @@ class LoadWithoutMapLocation(Rule):
                 message = (
                     "`torch.load` without `map_location` restores tensors to the device they "
                     "were saved from; this file picks its device at run time, so pass "
-                    "`map_location=device` (or `\"cpu\"`)"
+                    '`map_location=device` (or `"cpu"`)'
                 )
                 yield Finding(load.node, message, self.meta.severity)

@@ -40,7 +40,8 @@ class DataParallelDevice(Rule):
         summary="a DataParallel model's parameters are not on device_ids[0]",
         severity=Severity.ERROR,
         runtime=RuntimeExpectation(
-            exception="RuntimeError", message="module must have its parameters and buffers on device"
+            exception="RuntimeError",
+            message="module must have its parameters and buffers on device",
         ),
     )
 
@@ -65,7 +66,8 @@ class DataParallelDevice(Rule):
             message = (
                 f"the model wrapped at line {facts.line_of(info.node)} is on "
                 f"{device.describe()}{origin_phrase(facts, wrapper.origin)}, but DataParallel "
-                f"needs its parameters on {first.describe()} (device_ids[0]){only_when_wrapped(info)}"
+                f"needs its parameters on {first.describe()} (device_ids[0])"
+                f"{only_when_wrapped(info)}"
             )
             yield Finding(call.node, message, severity_for(info))
 

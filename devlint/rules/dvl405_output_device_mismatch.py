@@ -37,7 +37,9 @@ class OutputDeviceMismatch(Rule):
         summary="a DataParallel output meets a tensor on another GPU",
         severity=Severity.ERROR,
         runtime=RuntimeExpectation(
-            exception="RuntimeError", message="Expected all tensors to be on the same device", gpus=2
+            exception="RuntimeError",
+            message="Expected all tensors to be on the same device",
+            gpus=2,
         ),
     )
 

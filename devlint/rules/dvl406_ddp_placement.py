@@ -68,7 +68,7 @@ class DdpPlacement(Rule):
             if info is None or id(info.node) not in rank_models:
                 continue
             for operand in call.inputs:
-                if _on_gpu_zero(operand.value.device) and not mentions_rank(_subject(operand)):
+                if _bare_gpu_zero(operand.value) and not facts.sets_cuda_device:
                     message = (
                         f"`{facts.code_of(operand.node)}` is moved to GPU 0 in every process, but "
                         f"the DDP model is on its rank's GPU: move it with the local rank"
@@ -94,15 +94,14 @@ def _placement_problem(facts: Facts, created: WrapperCreated) -> tuple[str, Seve
             "`device_ids=[local_rank]`",
             Severity.WARNING,
         )
-    if ids and any(mentions_rank(node) for node, _ in ids) and _on_gpu_zero(inner.device) and (
-        not by_rank
-    ):
+    bare = _bare_gpu_zero(inner) and not facts.sets_cuda_device
+    if ids and any(mentions_rank(node) for node, _ in ids) and bare:
         return (
             "`device_ids` uses the local rank but the model was moved to GPU 0 in every process: "
             "move it with `model.to(local_rank)`",
             Severity.WARNING,
         )
-    if not facts.sets_cuda_device and _on_gpu_zero(inner.device) and not by_rank:
+    if bare:
         return (
             "the model goes to bare `cuda` and `torch.cuda.set_device(local_rank)` is never "
             "called: every process uses GPU 0",
@@ -119,9 +118,8 @@ def _origin_subject(value) -> cst.CSTNode | None:
     return value.origin.subject if value.origin is not None else None
 
 
-def _subject(operand) -> cst.CSTNode | None:
-    return _origin_subject(operand.value)
-
-
-def _on_gpu_zero(device) -> bool:
-    return isinstance(device, Concrete) and device.type == "cuda" and device.index in (None, 0)
+def _bare_gpu_zero(value) -> bool:
+    """Moved to ``"cuda"``, ``"cuda:0"`` or ``.cuda()``: GPU 0 unless ``set_device`` says so."""
+    device = value.device
+    on_zero = isinstance(device, Concrete) and device.type == "cuda" and device.index in (None, 0)
+    return on_zero and _origin_subject(value) is None
