@@ -254,7 +254,7 @@ class CallEvaluator(WrapperEvaluator):
         if name is None:
             return UNKNOWN
         if is_rank_name(name):
-            return Concrete("cuda", None)
+            return Symbol(name)  # this process's GPU: cuda:<rank>
         if is_device_name(name, self.device_names):
             self.runtime_device = True
             return Symbol(name)
@@ -596,7 +596,9 @@ class CallEvaluator(WrapperEvaluator):
         if name == "cuda":
             device = self.device_argument(*given) if given is not None else None
             subject = given[0] if given is not None and dotted_name(given[0]) else None
-            if isinstance(device, Concrete) and device.type == "cuda":
+            if (isinstance(device, Concrete) and device.type == "cuda") or isinstance(
+                device, Symbol
+            ):
                 return device, subject
             return Concrete("cuda"), subject
         if given is None:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from devlint.core.binder import Env
 from devlint.core.events import Operand, OperandsMeet, UnsyncedRead
-from devlint.core.lattice import CPU, Concrete, is_known
+from devlint.core.lattice import CPU, Concrete, Symbol, is_known
 from devlint.core.syntax import dotted_name, mentions_accelerator, parse_device_string
 from devlint.core.values import (
     ASYNC_COPY,
@@ -47,6 +47,16 @@ def combined_ndim(values: list[Value]) -> int | None:
     if values and all(value.ndim == 0 for value in values):
         return 0
     return None
+
+
+def _unwraps(attribute: cst.BaseExpression, plain: cst.BaseExpression) -> bool:
+    """``x.module`` against ``x``: the unwrap-if-wrapped idiom."""
+    return (
+        isinstance(attribute, cst.Attribute)
+        and attribute.attr.value == "module"
+        and dotted_name(plain) is not None
+        and dotted_name(attribute.value) == dotted_name(plain)
+    )
 
 
 def _keeps_dimensions(index: cst.BaseSlice) -> bool:
@@ -280,6 +290,11 @@ class ExpressionEvaluator:
         self.eval(node.test, env)
         body = self.eval(node.body, env)
         orelse = self.eval(node.orelse, env)
+        if _unwraps(node.body, node.orelse) or _unwraps(node.orelse, node.body):
+            # `model.module if wrapped else model`: the model itself, whichever path runs
+            plain = orelse if _unwraps(node.body, node.orelse) else body
+            unwrapped = body if plain is orelse else orelse
+            return unwrapped if plain.kind is Kind.WRAPPER else plain
         return join_values(body, orelse, guarded=mentions_accelerator(node.test))
 
     # -- literals and displays ----------------------------------------------------
@@ -297,10 +312,17 @@ class ExpressionEvaluator:
         if isinstance(first, cst.FormattedStringText):
             device = parse_device_string(first.value.rstrip(":"))
             if device is not None and device.type != "cpu":
-                return Value(
-                    Kind.STRING,
-                    Concrete(device.type, None) if first.value.endswith(":") else device,
+                if not first.value.endswith(":"):
+                    return Value(Kind.STRING, device)
+                index = node.parts[1] if len(node.parts) > 1 else None
+                name = (
+                    dotted_name(index.expression)
+                    if isinstance(index, cst.FormattedStringExpression)
+                    else None
                 )
+                # f"cuda:{local_rank}": a GPU chosen at run time, named after its index
+                symbol = Symbol(f"{device.type}:{name}") if name else Concrete(device.type)
+                return Value(Kind.STRING, symbol)
         return STRING_VALUE
 
     def _integer(self, node: cst.Integer, env: Env) -> Value:

@@ -13,7 +13,7 @@ from devlint.core.events import DiscardedTransfer, Operand
 from devlint.core.expressions import is_tensor_like
 from devlint.core.lattice import Symbol, is_known
 from devlint.core.scopes import ClassInfo
-from devlint.core.syntax import dotted_name, mentions_accelerator
+from devlint.core.syntax import dotted_name, mentions_accelerator, wrapper_test
 from devlint.core.values import (
     NONE_VALUE,
     SCALAR_VALUE,
@@ -351,15 +351,25 @@ class StatementWalker(CallEvaluator):
     def _if(self, statement: cst.If, env: Env) -> Env | None:
         self.eval(statement.test, env)
         guarded = mentions_accelerator(statement.test)
-        then_env = self.suite(statement.body, env.copy())
+        wrapped, negated = wrapper_test(statement.test)
+        then_start, else_start = env.copy(), env.copy()
+        if wrapped is not None:  # `if isinstance(m, nn.DataParallel)` / `hasattr(m, "module")`
+            self._unwrap(wrapped, else_start if not negated else then_start)
+        then_env = self.suite(statement.body, then_start)
         orelse = statement.orelse
         if orelse is None:
-            else_env = env
+            else_env = else_start
         elif isinstance(orelse, cst.If):
-            else_env = self._if(orelse, env.copy())
+            else_env = self._if(orelse, else_start)
         else:
-            else_env = self.suite(orelse.body, env.copy())
+            else_env = self.suite(orelse.body, else_start)
         return join_envs(then_env, else_env, guarded=guarded)
+
+    def _unwrap(self, path: str, env: Env) -> None:
+        """On the path where the test says "not wrapped", a maybe-wrapped model is the model."""
+        value = env.get(path)
+        if value is not None and value.kind is Kind.WRAPPER and value.ref is not None:
+            env.set(path, value.ref.inner.with_device(value.device, value.origin))
 
     def _loop(
         self, env: Env, prepare: Callable[[Env], None], body: cst.BaseSuite

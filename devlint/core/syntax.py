@@ -184,3 +184,29 @@ def _suites(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
         elif isinstance(child, cst.ExceptStarHandler | cst.MatchCase):
             suites.append(child.body)
     return suites
+
+
+_WRAPPER_NAMES = ("DataParallel", "DistributedDataParallel", "DDP")
+
+
+def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
+    """The name a condition checks for being a data-parallel wrapper, and whether it is negated.
+
+    ``isinstance(model, nn.DataParallel)``, ``isinstance(m, (DP, DDP))``,
+    ``hasattr(model, "module")`` and ``not`` of them; (None, False) otherwise.
+    """
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    if not isinstance(test, cst.Call) or not isinstance(test.func, cst.Name) or len(test.args) != 2:
+        return None, False
+    subject, kind = test.args[0].value, test.args[1].value
+    path = dotted_name(subject)
+    if path is None:
+        return None, False
+    if test.func.value == "hasattr" and string_value(kind) == "module":
+        return path, negated
+    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    if test.func.value == "isinstance" and any(last_name(n) in _WRAPPER_NAMES for n in names):
+        return path, negated
+    return None, False

@@ -42,6 +42,7 @@ class DataParallelDevice(Rule):
         runtime=RuntimeExpectation(
             exception="RuntimeError",
             message="module must have its parameters and buffers on device",
+            gpus=2,
         ),
     )
 

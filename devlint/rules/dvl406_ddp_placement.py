@@ -68,7 +68,7 @@ class DdpPlacement(Rule):
             if info is None or id(info.node) not in rank_models:
                 continue
             for operand in call.inputs:
-                if _bare_gpu_zero(operand.value) and not facts.sets_cuda_device:
+                if _on_gpu_zero(operand.value, facts):
                     message = (
                         f"`{facts.code_of(operand.node)}` is moved to GPU 0 in every process, but "
                         f"the DDP model is on its rank's GPU: move it with the local rank"
@@ -94,7 +94,7 @@ def _placement_problem(facts: Facts, created: WrapperCreated) -> tuple[str, Seve
             "`device_ids=[local_rank]`",
             Severity.WARNING,
         )
-    bare = _bare_gpu_zero(inner) and not facts.sets_cuda_device
+    bare = _on_gpu_zero(inner, facts)
     if ids and any(mentions_rank(node) for node, _ in ids) and bare:
         return (
             "`device_ids` uses the local rank but the model was moved to GPU 0 in every process: "
@@ -118,8 +118,10 @@ def _origin_subject(value) -> cst.CSTNode | None:
     return value.origin.subject if value.origin is not None else None
 
 
-def _bare_gpu_zero(value) -> bool:
-    """Moved to ``"cuda"``, ``"cuda:0"`` or ``.cuda()``: GPU 0 unless ``set_device`` says so."""
+def _on_gpu_zero(value, facts: Facts) -> bool:
+    """On GPU 0 in every process: ``"cuda:0"``, or bare ``"cuda"``/``.cuda()`` when
+    ``torch.cuda.set_device`` is never called (a rank's GPU is a symbol, not concrete)."""
     device = value.device
-    on_zero = isinstance(device, Concrete) and device.type == "cuda" and device.index in (None, 0)
-    return on_zero and _origin_subject(value) is None
+    if not isinstance(device, Concrete) or device.type != "cuda":
+        return False
+    return device.index == 0 or (device.index is None and not facts.sets_cuda_device)
