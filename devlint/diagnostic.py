@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class Severity(enum.Enum):
@@ -12,6 +12,30 @@ class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
+
+
+@dataclass(frozen=True)
+class SourceEdit:
+    """Replace the text from (line, column) to (end_line, end_column) by ``text``.
+
+    Lines are 1-based, columns 0-based code points, as in ``Diagnostic``.
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SuggestedFix:
+    """A rule's fix for one finding: edits applied together, and whether ``--fix``
+    may apply them without ``--unsafe-fixes``."""
+
+    title: str
+    safe: bool
+    edits: tuple[SourceEdit, ...]
 
 
 @dataclass(frozen=True, order=True)
@@ -30,6 +54,7 @@ class Diagnostic:
     code: str
     message: str
     severity: Severity = Severity.ERROR
+    fix: SuggestedFix | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, object]:
         """The JSON object of ``devlint check --format json`` (1-based columns)."""

@@ -12,7 +12,8 @@ import libcst as cst
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
 from devlint.diagnostic import Diagnostic
-from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, UNREADABLE, notice
+from devlint.limits import complexity_problem
+from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
 from devlint.rule import Rule
 from devlint.rules import all_rules
 from devlint.selection import is_enabled
@@ -31,6 +32,9 @@ def lint_source(
     rules = [rule() for rule in all_rules() if _enabled(rule, settings, path)]
     if not rules or "torch" not in source:
         return []
+    problem = complexity_problem(source)  # LibCST could take minutes, gigabytes or crash
+    if problem is not None:
+        return [notice(path, TOO_COMPLEX, f"{problem} (skipped)")]
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -42,11 +46,11 @@ def lint_source(
         facts = analyse(module, settings)
         diagnostics = _first_per_place(_diagnostics(facts, rules, path))
     except RecursionError:
-        return [notice(path, INTERNAL_ERROR, "internal error: code nested too deeply to analyse")]
+        return [notice(path, TOO_COMPLEX, "code nested too deeply to analyse (skipped)")]
     except Exception as error:  # one bad file must not stop the run
         message = f"internal error: {type(error).__name__}: {error}"
         return [notice(path, INTERNAL_ERROR, message)]
-    if honour_noqa:
+    if honour_noqa and diagnostics:  # most files: nothing to look up
         diagnostics = _drop_noqa(diagnostics, source)
     return diagnostics
 
@@ -106,6 +110,7 @@ def _diagnostics(facts: Facts, rules: list[Rule], path: str):
                 rule.meta.code,
                 finding.message,
                 finding.severity,
+                finding.fix.suggestion(facts) if finding.fix is not None else None,
             )
 
 

@@ -24,6 +24,7 @@ SKIPPED_DIRECTORIES = frozenset(
         ".mypy_cache",
         ".pytest_cache",
         ".ruff_cache",
+        ".devlint_cache",
         ".venv",
         "venv",
     }

@@ -7,11 +7,13 @@ from devlint.diagnostic import Diagnostic, Severity
 SYNTAX_ERROR = "DVL001"
 UNREADABLE = "DVL002"
 INTERNAL_ERROR = "DVL003"
+TOO_COMPLEX = "DVL004"
 
 NOTICE_SUMMARIES = {
     SYNTAX_ERROR: "file could not be parsed; it was not analysed",
     UNREADABLE: "file could not be read or decoded; it was not analysed",
     INTERNAL_ERROR: "devlint failed on this file; please report it",
+    TOO_COMPLEX: "file too large or too deeply nested to analyse; it was skipped",
 }
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
-from devlint.diagnostic import Severity
+from devlint.diagnostic import Severity, SourceEdit, SuggestedFix
 
 if TYPE_CHECKING:
     from devlint.core.analysis import Facts
@@ -48,11 +48,26 @@ class RuleMeta:
 
 @dataclass(frozen=True)
 class Fix:
-    """Replace the source text of ``node`` by ``replacement``."""
+    """Replace the source text of ``node`` (its parentheses included) by ``replacement``.
+
+    ``safe`` fixes change nothing but the bug they repair and are applied by
+    ``--fix``; unsafe ones may change behaviour elsewhere and need
+    ``--unsafe-fixes`` (ruff's model). The rule's ``## Fix safety`` says which.
+    """
 
     node: cst.CSTNode
     replacement: str
     title: str
+    safe: bool = True
+
+    def suggestion(self, facts: Facts) -> SuggestedFix:
+        """The fix as text edits in line/column terms, for the front ends."""
+        node = self.node
+        first = node.lpar[0] if getattr(node, "lpar", None) else node
+        last = node.rpar[-1] if getattr(node, "rpar", None) else node
+        (line, column), (end_line, end_column) = facts.span_of(first)[0], facts.span_of(last)[1]
+        edit = SourceEdit(line, column, end_line, end_column, self.replacement)
+        return SuggestedFix(self.title, self.safe, (edit,))
 
 
 @dataclass(frozen=True)

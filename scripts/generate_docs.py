@@ -16,11 +16,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devlint.examples import example_dir  # noqa: E402
+from devlint.harness.evidence import load as load_evidence  # noqa: E402
+from devlint.harness.evidence import rule_section  # noqa: E402
 from devlint.rule import Rule  # noqa: E402
 from devlint.rules import all_rules  # noqa: E402
 
 TABLE_START = "<!-- rules-table:start -->"
 TABLE_END = "<!-- rules-table:end -->"
+EVIDENCE = ROOT / "docs" / "evidence.json"
+"""Committed harness evidence, refreshed by ``devlint confirm --json docs/evidence.json``."""
 
 
 def rule_doc(rule: type[Rule]) -> str:
@@ -58,6 +62,7 @@ def rule_doc(rule: type[Rule]) -> str:
             "```",
             "",
         ]
+    lines += rule_section(meta.code, load_evidence(EVIDENCE))
     return "\n".join(lines)
 
 

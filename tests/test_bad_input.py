@@ -175,7 +175,9 @@ def test_thousands_of_files_in_parallel(tmp_path: Path) -> None:
     assert sorted(reports(result.stdout)) == [
         f"pkg{index // 100:02}/m{index:04}.py" for index in range(0, 2000, 400)
     ]
-    assert result.stderr.strip() == "Found 5 problems in 2000 files."
+    assert result.stderr.strip() == (
+        "Found 5 problems in 2000 files (DVL201: 5); 5 fixable with --fix."
+    )
 
 
 def test_internal_error_in_analysis_names_the_file_and_the_run_goes_on(
@@ -219,4 +221,4 @@ def test_internal_error_outside_analysis_names_the_file_and_the_run_goes_on(
         "DVL003 internal error: MemoryError: no memory left"
     ]
     assert found[str(tmp_path / "buggy.py")][0].startswith("DVL101 ")
-    assert captured.err == "Found 2 problems in 2 files.\n"
+    assert captured.err == "Found 2 problems in 2 files (DVL003: 1, DVL101: 1).\n"

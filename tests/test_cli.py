@@ -76,7 +76,9 @@ def test_text_output_has_one_based_columns_and_exit_1(project: Path) -> None:
         ("mixed.py", *MIXED_AT, "DVL101"),
     ]
     assert result.returncode == 1
-    assert result.stderr.strip() == "Found 2 problems in 3 files."
+    assert result.stderr.strip() == (
+        "Found 2 problems in 3 files (DVL101: 1, DVL201: 1); 1 fixable with --fix."
+    )
 
 
 def test_clean_file_exits_0(project: Path) -> None:
@@ -198,7 +200,7 @@ def test_rules_lists_every_rule(tmp_path: Path) -> None:
 
     text = devlint("rules", cwd=tmp_path)
     assert text.returncode == 0
-    assert text.stdout.split()[:4] == ["CODE", "NAME", "SEVERITY", "SUMMARY"]
+    assert text.stdout.split()[:5] == ["CODE", "NAME", "SEVERITY", "FIX", "SUMMARY"]
     listed = json.loads(devlint("rules", "--format", "json", cwd=tmp_path).stdout)
     assert [row["code"] for row in listed] == [rule.meta.code for rule in all_rules()]
     for row, rule in zip(listed, all_rules(), strict=True):

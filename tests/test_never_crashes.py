@@ -1,34 +1,78 @@
-"""Any valid Python, and any prefix of a real file, lints without an internal error."""
+"""Any valid Python, and any prefix of a real file, lints without an internal error.
+
+Two ways in for every generated program: the engine with every rule enabled
+(nothing may come back as DVL003), and each rule run on its own over the
+analysis' facts, so that a rule that raises is named with its traceback
+instead of hiding behind the engine's safety net.
+"""
 
 from pathlib import Path
 
 import hypothesmith
+import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from devlint.config import Settings
+from devlint.core.analysis import analyse
 from devlint.engine import lint_source
 from devlint.notices import INTERNAL_ERROR
+from devlint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code, not ours
 EXAMPLES = sorted((ROOT / "rules").glob("*/*.py"))
+EVERY_RULE = Settings(select=("DVL",))  # rules that are off by default too
 
 
 def _internal_errors(source: str) -> list[str]:
-    return [d.message for d in lint_source(source, "fuzz.py") if d.code == INTERNAL_ERROR]
+    diagnostics = lint_source(source, "fuzz.py", EVERY_RULE)
+    return [d.message for d in diagnostics if d.code == INTERNAL_ERROR]
+
+
+def _check_every_rule(source: str) -> None:
+    """Run each rule on the facts and turn each finding into a position and a fix."""
+    try:
+        module = cst.parse_module(source)
+    except Exception:
+        return  # LibCST rejects it: the engine reports DVL001 and no rule runs
+    try:
+        facts = analyse(module, EVERY_RULE)
+    except RecursionError:
+        return  # nested too deeply: the engine reports DVL004 and no rule runs
+    for rule in all_rules():
+        for finding in rule().check(facts):
+            facts.span_of(finding.node)
+            if finding.fix is not None:
+                finding.fix.suggestion(facts)
+
+
+def _never_raises(source: str) -> None:
+    assert _internal_errors(source) == []
+    _check_every_rule(source)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_generated_programs_never_raise(source):
     # The "import torch" line defeats the pre-filter so the analysis really runs.
-    assert _internal_errors("import torch\n" + source) == []
+    _never_raises("import torch\n" + source)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_node())
 def test_generated_statements_never_raise(source):
-    assert _internal_errors("import torch\n" + source) == []
+    _never_raises("import torch\n" + source)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(EXAMPLES), hypothesmith.from_grammar(), st.booleans())
+def test_generated_code_around_real_examples_never_raises(example, generated, before):
+    """A rule example (models, loaders, devices, findings) with arbitrary code next to it,
+    which may rebind any of its names to anything, so every rule meets odd values."""
+    text = example.read_text(encoding="utf-8")
+    _never_raises(generated + "\n" + text if before else text + "\n" + generated)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")

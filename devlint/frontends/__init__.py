@@ -1,1 +1,2 @@
-"""Thin adapters over ``devlint.engine``: the command line and the flake8 plugin."""
+"""Thin adapters over ``devlint.engine``: the command line (``cli``, with ``text_output``
+and ``sarif``), the flake8 plugin and the language server (``lsp``)."""

@@ -10,6 +10,7 @@ a notice naming that file and the run goes on.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -21,11 +22,18 @@ from functools import partial
 from pathlib import Path
 
 from devlint import __version__
+from devlint.cache import ResultCache, default_cache_dir, lint_file_cached
 from devlint.config import ConfigError, Settings, is_code, load_settings, load_settings_file
 from devlint.diagnostic import Diagnostic
 from devlint.engine import decode_source, lint_file, lint_source
 from devlint.files import Entry, MissingPathError, iter_python_files
+from devlint.fix import fix_bytes, fix_file
+from devlint.frontends.sarif import print_sarif
+from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
+from devlint.harness.cli import add_commands as add_harness_commands
+from devlint.memory import release_freed_memory
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
+from devlint.rule_docs import rule_page
 from devlint.rules import all_rules
 from devlint.selection import is_enabled
 
@@ -108,6 +116,17 @@ def _parser() -> argparse.ArgumentParser:
         help="worker processes (default: number of CPUs)",
     )
     check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="lint every file, neither reading nor writing the result cache",
+    )
+    check.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="where to keep the result cache (default: .devlint_cache at the project root)",
+    )
+    check.add_argument(
         "--config",
         type=Path,
         metavar="PYPROJECT",
@@ -117,14 +136,47 @@ def _parser() -> argparse.ArgumentParser:
         "--exit-zero", action="store_true", help="exit 0 even when problems are reported"
     )
     check.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply safe fixes in place and report what is left (with -, print the fixed source)",
+    )
+    check.add_argument(
+        "--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour"
+    )
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff instead of applying them; exit 1 if there are any",
+    )
+    check.add_argument(
         "--stdin-filename",
         metavar="NAME",
         help="name to report for standard input (and to match per-file-ignores)",
+    )
+    check.add_argument(
+        "--show-source",
+        action="store_true",
+        help="text format: show each finding's source lines with the span underlined",
+    )
+    check.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="text format: colour output (default: auto, on a terminal unless NO_COLOR is set)",
     )
 
     rules = commands.add_parser("rules", help="list the rules")
     rules.set_defaults(command=_rules)
     rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    rule = commands.add_parser("rule", help="show a rule's documentation")
+    rule.set_defaults(command=_rule)
+    rule.add_argument("code", metavar="CODE", help="a rule's code, e.g. DVL101")
+
+    lsp = commands.add_parser("lsp", help="run the language server on stdin/stdout")
+    lsp.set_defaults(command=_lsp)
+
+    add_harness_commands(commands)  # confirm, run
     return parser
 
 
@@ -157,7 +209,9 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(f"{error}: no such file or directory") from None
     files = [entry.path for entry in entries if entry.skip_reason is None]
     diagnostics = [_skipped(entry) for entry in entries if entry.skip_reason is not None]
-    diagnostics += _lint_files(files, settings, args.jobs)
+    if args.fix or args.diff:
+        return _fix(args, settings, files, diagnostics)
+    diagnostics += _lint_files(files, settings, args.jobs, _result_cache(args, settings))
     checked = len(files)
     if STDIN in args.paths:
         name = args.stdin_filename or "<stdin>"
@@ -167,7 +221,7 @@ def _check(args: argparse.Namespace) -> int:
         (d for d in diagnostics if _notice_enabled(d, settings)),
         key=lambda d: (d.path, d.line, d.column, d.code, d.message),
     )
-    _FORMATS[args.format](diagnostics, checked)
+    _FORMATS[args.format](diagnostics, checked, args)
     return 1 if diagnostics and not args.exit_zero else 0
 
 
@@ -207,15 +261,26 @@ def _notice_enabled(diagnostic: Diagnostic, settings: Settings) -> bool:
     return is_enabled(diagnostic.code, True, settings, diagnostic.path)
 
 
-def _lint_files(files: list[Path], settings: Settings, jobs: int) -> list[Diagnostic]:
+def _result_cache(args: argparse.Namespace, settings: Settings) -> ResultCache | None:
+    if args.no_cache:
+        return None
+    return ResultCache.open(args.cache_dir or default_cache_dir(settings), settings)
+
+
+def _lint_files(
+    files: list[Path], settings: Settings, jobs: int, results: ResultCache | None = None
+) -> list[Diagnostic]:
+    cached: list[Diagnostic] = []
+    if results is not None:  # only the files the cache does not know go to workers
+        cached, files = results.lookup(files)
     if jobs == 1 or len(files) < IN_PROCESS_BELOW:
-        return _lint_chunk(files, settings)
+        return cached + _lint_chunk(files, settings, results)
     size = max(1, min(MAX_CHUNK, len(files) // (jobs * 4)))
     chunks = [files[start : start + size] for start in range(0, len(files), size)]
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupts)
     try:
-        futures = [(pool.submit(_lint_chunk, chunk, settings), chunk) for chunk in chunks]
-        return [d for future, chunk in futures for d in _chunk_result(future, chunk)]
+        futures = [(pool.submit(_lint_chunk, chunk, settings, results), chunk) for chunk in chunks]
+        return cached + [d for future, chunk in futures for d in _chunk_result(future, chunk)]
     finally:
         pool.shutdown(cancel_futures=True)
 
@@ -233,8 +298,16 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _lint_chunk(files: list[Path], settings: Settings) -> list[Diagnostic]:
-    return [d for path in files for d in _guarded(str(path), partial(lint_file, path, settings))]
+def _lint_chunk(
+    files: list[Path], settings: Settings, results: ResultCache | None = None
+) -> list[Diagnostic]:
+    if results is None:
+        lint = partial(lint_file, settings=settings)
+    else:
+        lint = partial(lint_file_cached, settings=settings, results=results, lint=lint_file)
+    diagnostics = [d for path in files for d in _guarded(str(path), partial(lint, path))]
+    release_freed_memory()
+    return diagnostics
 
 
 def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
@@ -253,32 +326,86 @@ def _guarded(name: str, lint: Callable[[], list[Diagnostic]]) -> list[Diagnostic
         return [notice(name, INTERNAL_ERROR, message)]
 
 
+# fix ------------------------------------------------------------------------
+
+
+def _fix(
+    args: argparse.Namespace, settings: Settings, files: list[Path], skipped: list[Diagnostic]
+) -> int:
+    """``--fix``: rewrite each file with its fixes, then report what is left; with ``-``
+    the fixed source goes to stdout and the report to stderr. ``--diff``: print the
+    fixes as a unified diff instead and exit 1 when there are any."""
+    fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes, write=not args.diff)
+    if args.jobs == 1 or len(files) < IN_PROCESS_BELOW:
+        results = [fix(path) for path in files]
+    else:
+        size = max(1, min(MAX_CHUNK, len(files) // (args.jobs * 4)))
+        with ProcessPoolExecutor(max_workers=args.jobs, initializer=_ignore_interrupts) as pool:
+            results = list(pool.map(fix, files, chunksize=size))
+    stdin = STDIN in args.paths
+    if stdin:
+        data = sys.stdin.buffer.read()
+        name = args.stdin_filename or "<stdin>"
+        results.append(fix_bytes(data, name, settings, unsafe=args.unsafe_fixes))
+    for result in results:
+        if result.problem:
+            print(f"devlint: {result.path}: {result.problem}", file=sys.stderr)
+    applied = sum(result.applied for result in results if result.changed)
+    fixes = f"{applied} fix" if applied == 1 else f"{applied} fixes"
+    if args.diff:
+        hidden = sum(result.unsafe_left for result in results)
+        hint = f" ({hidden} more with --unsafe-fixes)" if hidden else ""
+        sys.stdout.write("".join(result.diff() for result in results))
+        sys.stdout.flush()
+        print(f"Would apply {fixes}{hint}.", file=sys.stderr)
+        return 1 if any(result.changed for result in results) else 0
+    if stdin:
+        fixed = results[-1]
+        output = fixed.fixed.encode(fixed.encoding) if fixed.changed else data
+        sys.stdout.flush()
+        sys.stdout.buffer.write(output)
+        sys.stdout.flush()
+    left = sorted(
+        (
+            d
+            for d in [*skipped, *(d for r in results for d in r.diagnostics)]
+            if _notice_enabled(d, settings)
+        ),
+        key=lambda d: (d.path, d.line, d.column, d.code, d.message),
+    )
+    with contextlib.redirect_stdout(sys.stderr) if stdin else contextlib.nullcontext():
+        _FORMATS[args.format](left, len(results), args)
+    print(f"Applied {fixes}.", file=sys.stderr)
+    return 1 if left and not args.exit_zero else 0
+
+
 # output ---------------------------------------------------------------------
 
 
-def _print_text(diagnostics: list[Diagnostic], checked: int) -> None:
-    for d in diagnostics:
-        print(f"{d.path}:{d.line}:{d.column + 1}: {d.code} {d.message}")
-    sys.stdout.flush()
-    files = _plural(checked, "file")
-    if diagnostics:
-        print(f"Found {_plural(len(diagnostics), 'problem')} in {files}.", file=sys.stderr)
-    else:
-        print(f"No problems found in {files}.", file=sys.stderr)
+def _print_text(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+    print_text(
+        diagnostics,
+        checked,
+        sys.stdout,
+        sys.stderr,
+        show_source=args.show_source,
+        color=args.color,
+    )
 
 
-def _print_json(diagnostics: list[Diagnostic], checked: int) -> None:
+def _print_json(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
     json.dump([d.to_json() for d in diagnostics], sys.stdout, indent=2)
     print()
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+def _print_sarif(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+    print_sarif(diagnostics)
 
 
-_FORMATS: dict[str, Callable[[list[Diagnostic], int], None]] = {
+_FORMATS: dict[str, Callable[[list[Diagnostic], int, argparse.Namespace], None]] = {
     "text": _print_text,
     "json": _print_json,
+    "sarif": _print_sarif,
 }
 
 
@@ -301,17 +428,24 @@ def _rules(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(rows, indent=2))
         return 0
-    table = [("CODE", "NAME", "SEVERITY", "SUMMARY")] + [
-        (
-            meta.code,
-            meta.name,
-            meta.severity.value,
-            meta.summary + ("" if meta.default_enabled else " (off by default)"),
-        )
-        for meta in metas
-    ]
-    widths = [max(len(row[column]) for row in table) for column in range(3)]
-    for *padded, summary in table:
-        cells = [cell.ljust(width) for cell, width in zip(padded, widths, strict=True)]
-        print("  ".join([*cells, summary]))
+    print(rules_table(metas))
     return 0
+
+
+def _rule(args: argparse.Namespace) -> int:
+    page = rule_page(args.code)
+    if page is None:
+        raise UsageError(f"no rule {args.code!r}; `devlint rules` lists them")
+    print(page.rstrip())
+    return 0
+
+
+# lsp ------------------------------------------------------------------------
+
+
+def _lsp(args: argparse.Namespace) -> int:
+    try:
+        from devlint.frontends.lsp import serve
+    except ImportError as error:
+        raise UsageError(f"devlint lsp needs pygls: pip install 'devlint[lsp]' ({error})") from None
+    return serve()

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
+import libcst as cst
+
+from devlint.core.calls import RANDOM_FACTORIES
+from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ModuleCall
+from devlint.core.syntax import dotted_name, last_name
+from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.fix import ancestors, is_bound_at, with_keyword
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 ADVICE = (
     "create it where its partner lives (`device=x.device`, `x.new_zeros(...)`, "
@@ -36,7 +42,11 @@ class TensorCreatedWithoutDevice(Rule):
     them), `device=x.device`, `x.new_*`, `*_like`, results only used on the CPU.
 
     ## Fix safety
-    No automatic fix yet; the fix is `device=<input>.device` on the factory.
+    The fix passes `device=<partner>.device` to the factory, where the partner
+    is the tensor it meets (for a module call, an input on the module's device),
+    when that is a variable already set where the factory runs. Safe for
+    deterministic factories; unsafe for random ones (`randn`, `rand`, …), whose
+    numbers then come from the device's generator.
 
     ## References
     - [Creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
@@ -48,6 +58,7 @@ class TensorCreatedWithoutDevice(Rule):
         name="tensor-created-without-device",
         summary="a tensor created without device= inside a function meets a tensor on a device",
         severity=Severity.ERROR,
+        fixable=True,
         runtime=RuntimeExpectation(
             exception="RuntimeError", message="Expected all tensors to be on the same device"
         ),
@@ -57,4 +68,60 @@ class TensorCreatedWithoutDevice(Rule):
         found = clashes_with_cause(facts, Cause.NO_DEVICE_FACTORY)
         for event, clash in first_per_source(found):
             message = f"{clash_phrase(facts, clash)}; {ADVICE}"
-            yield Finding(event.node, message, clash.severity)
+            yield Finding(event.node, message, clash.severity, _fix(facts, event, clash))
+
+
+def _fix(facts: Facts, event: object, clash: Clash) -> Fix | None:
+    """``torch.zeros(n)`` → ``torch.zeros(n, device=x.device)``."""
+    origin = clash.first.value.origin
+    factory = origin.node if origin is not None else None
+    if not isinstance(factory, cst.Call):
+        return None
+    name = _partner_name(facts, event, clash, factory)
+    created = with_keyword(factory, "device", f"{name}.device") if name is not None else None
+    if created is None:
+        return None
+    safe = last_name(factory.func) not in RANDOM_FACTORIES
+    title = f"Create it on `{name}.device`"
+    return Fix(factory, facts.module.code_for_node(created), title, safe)
+
+
+def _partner_name(facts: Facts, event: object, clash: Clash, factory: cst.Call) -> str | None:
+    """A tensor variable on the partner's device that is set where the factory runs."""
+    device = clash.second.value.device
+    for node, value in _candidates(facts, event, clash, factory):
+        if value is None or value.kind is not Kind.TENSOR or value.device != device:
+            continue
+        name = dotted_name(node)
+        if name is not None and is_bound_at(facts, name.split(".", 1)[0], factory):
+            return name
+    return None
+
+
+def _candidates(
+    facts: Facts, event: object, clash: Clash, factory: cst.Call
+) -> Iterator[tuple[cst.CSTNode, Value | None]]:
+    """Tensors whose device the factory could take, most natural first: one its
+    arguments read (``torch.randn(std.size())``), the partner itself, the other
+    inputs of a module call, any tensor variable of the enclosing function."""
+    for node in _names_in(factory.args):
+        yield node, facts.value_of(node)
+    yield clash.second.node, clash.second.value
+    if isinstance(event, ModuleCall):
+        for operand in event.inputs:
+            yield operand.node, operand.value
+    function = next((n for n in ancestors(facts, factory) if isinstance(n, cst.FunctionDef)), None)
+    if function is None:
+        return
+    for node, value in facts.values.items():
+        if isinstance(node, cst.Name) and function in ancestors(facts, node):
+            yield node, value
+
+
+def _names_in(args: Sequence[cst.Arg]) -> Iterator[cst.BaseExpression]:
+    stack: list[cst.CSTNode] = list(reversed(args))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name | cst.Attribute):
+            yield node
+        stack.extend(reversed(node.children))

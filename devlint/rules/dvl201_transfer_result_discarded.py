@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.events import Facts
+import libcst as cst
+
+from devlint.core.events import DiscardedTransfer, Facts
 from devlint.core.syntax import dotted_name
+from devlint.core.values import LOADER_BATCH
 from devlint.diagnostic import Severity
+from devlint.fix import ancestors, target_names
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 
@@ -23,9 +27,11 @@ class TransferResultDiscarded(Rule):
     and never reported.
 
     ## Fix safety
-    Safe: the fix assigns the result back (`x = x.to(device)`), which is what
-    the statement meant; it is offered only when `x` is a plain name or
-    attribute.
+    The fix assigns the result back (`x = x.to(device)`), which is what the
+    statement meant. It is safe for a plain name and unsafe for an attribute
+    (`self.w = self.w.to(device)` raises a `TypeError` when `w` is a registered
+    parameter). It is not offered for the variable of a loop over tensors
+    (`for t in [a, b]: t.to(device)`): rebinding it would move nothing.
 
     ## References
     - [Tensor.to](https://pytorch.org/docs/stable/generated/torch.Tensor.to.html)
@@ -38,19 +44,35 @@ class TransferResultDiscarded(Rule):
         summary="a tensor is moved but the moved copy is discarded",
         severity=Severity.WARNING,
         fixable=True,
-        runtime=RuntimeExpectation(symptom="the tensor is still on the cpu after the move"),
+        runtime=RuntimeExpectation(symptom="was never moved to the device"),
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         for transfer in facts.discarded_transfers:
             receiver = facts.code_of(transfer.receiver.node, limit=60)
-            target = dotted_name(transfer.receiver.node)
-            fix = None
-            if target is not None:
-                call = facts.module.code_for_node(transfer.node)
-                fix = Fix(transfer.node, f"{target} = {call}", f"Assign the result to `{target}`")
             message = (
                 f"`.{transfer.method}()` returns a new tensor and leaves `{receiver}` as it "
                 f"was; assign the result (`{receiver} = {receiver}.{transfer.method}(...)`)"
             )
-            yield Finding(transfer.node, message, self.meta.severity, fix)
+            yield Finding(transfer.node, message, self.meta.severity, _fix(facts, transfer))
+
+
+def _fix(facts: Facts, transfer: DiscardedTransfer) -> Fix | None:
+    """``x = x.to(device)``, unless ``x`` is the variable of a loop over tensors."""
+    node = transfer.receiver.node
+    target = dotted_name(node)
+    if target is None:
+        return None
+    origin = transfer.receiver.value.origin
+    from_loader = origin is not None and origin.tag == LOADER_BATCH
+    if isinstance(node, cst.Name) and not from_loader:
+        for loop in ancestors(facts, transfer.node):
+            if isinstance(loop, cst.For) and node.value in _names(loop.target):
+                return None
+    call = facts.module.code_for_node(transfer.node)
+    safe = isinstance(node, cst.Name)
+    return Fix(transfer.node, f"{target} = {call}", f"Assign the result to `{target}`", safe)
+
+
+def _names(target: cst.BaseExpression) -> set[str]:
+    return {name.value for name in target_names(target)}

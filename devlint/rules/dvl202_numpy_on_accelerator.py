@@ -8,7 +8,8 @@ from devlint.core.describe import failure_condition, operand_phrase
 from devlint.core.events import Facts
 from devlint.core.lattice import Concrete, can_be_accelerator
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.fix import receiver_text
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 
 class NumpyOnAccelerator(Rule):
@@ -26,7 +27,9 @@ class NumpyOnAccelerator(Rule):
     mixed-device operation and reported as DVL101.
 
     ## Fix safety
-    No automatic fix yet: insert `.cpu()` before `.numpy()` (`.detach().cpu().numpy()`).
+    Safe: the fix inserts `.cpu()` (`t.cpu().numpy()`, `t.detach().cpu().numpy()`,
+    `np.array(t.cpu())`). On a tensor already on the CPU `.cpu()` returns the
+    tensor itself, so the array still shares its memory as before.
 
     ## References
     - [Tensor.numpy](https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html)
@@ -37,6 +40,7 @@ class NumpyOnAccelerator(Rule):
         name="numpy-on-accelerator",
         summary="a tensor that may be on an accelerator is converted to NumPy without .cpu()",
         severity=Severity.ERROR,
+        fixable=True,
         runtime=RuntimeExpectation(exception="TypeError", message="device type tensor to numpy"),
     )
 
@@ -52,4 +56,8 @@ class NumpyOnAccelerator(Rule):
                 f"{operand_phrase(facts, conversion.tensor)}; NumPy needs host memory: "
                 f"call `.cpu()` first{when}"
             )
-            yield Finding(conversion.node, message, severity)
+            tensor = conversion.tensor.node
+            fix = Fix(
+                tensor, f"{receiver_text(facts, tensor)}.cpu()", "Copy to the host with `.cpu()`"
+            )
+            yield Finding(conversion.node, message, severity, fix)

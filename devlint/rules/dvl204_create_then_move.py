@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
+
+from devlint.core.events import CreateThenMove as Creation
 from devlint.core.events import Facts
+from devlint.core.values import Kind
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.fix import with_keyword
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
+
+_DEVICE_VALUES = frozenset({Kind.DEVICE, Kind.STRING, Kind.SCALAR})
 
 
 class CreateThenMove(Rule):
@@ -25,10 +32,14 @@ class CreateThenMove(Rule):
     `--extend-select DVL204` (or `extend-select` in `[tool.devlint]`).
 
     ## Fix safety
-    Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`,
-    `eye`, `tensor` …). For random factories (`randn`, `rand`, `randint` …)
-    the fix draws from the device's generator instead of the CPU's, so the
-    numbers change under a fixed seed: that fix is unsafe.
+    The fix moves the device into the factory (`torch.zeros(3).to(device)` →
+    `torch.zeros(3, device=device)`, `.cuda()` → `device="cuda"`); it is offered
+    when the move names only a device, not a dtype or another tensor. Safe for
+    deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `tensor`
+    …). For random factories (`randn`, `rand`, `randint` …) the fix draws from
+    the device's generator instead of the CPU's, so the numbers change under a
+    fixed seed: that fix is unsafe. So is one on a factory given
+    `requires_grad=True`, whose result becomes a leaf tensor with a `.grad`.
 
     ## References
     - [Creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
@@ -42,7 +53,9 @@ class CreateThenMove(Rule):
         severity=Severity.INFO,
         fixable=True,
         default_enabled=False,
-        runtime=RuntimeExpectation(symptom="an extra host-to-device copy for every creation"),
+        runtime=RuntimeExpectation(
+            symptom="host-to-device copy of a tensor just created on the host"
+        ),
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
@@ -55,4 +68,37 @@ class CreateThenMove(Rule):
             )
             if creation.random:
                 message += " (the random numbers then come from the device's generator)"
-            yield Finding(creation.node, message, self.meta.severity)
+            yield Finding(creation.node, message, self.meta.severity, _fix(facts, creation))
+
+
+def _fix(facts: Facts, creation: Creation) -> Fix | None:
+    """``torch.zeros(3).to(device)`` → ``torch.zeros(3, device=device)``."""
+    move, factory = creation.node, creation.factory
+    device = _device_text(facts, move)
+    keywords = {arg.keyword.value for arg in factory.args if arg.keyword is not None}
+    if device is None or "pin_memory" in keywords:
+        return None
+    created = with_keyword(factory, "device", device)
+    if created is None:
+        return None
+    created = created.with_changes(
+        lpar=[*move.lpar, *factory.lpar], rpar=[*factory.rpar, *move.rpar]
+    )
+    safe = not creation.random and "requires_grad" not in keywords
+    title = f"Create it with `device={device}`"
+    return Fix(move, facts.module.code_for_node(created), title, safe)
+
+
+def _device_text(facts: Facts, move: cst.Call) -> str | None:
+    """The device a ``.to()``/``.cuda()`` names, as source text; None when it also
+    converts (a dtype, another tensor's dtype) or copies."""
+    method = move.func.attr.value if isinstance(move.func, cst.Attribute) else ""
+    given = [arg for arg in move.args if not (arg.keyword and arg.keyword.value == "non_blocking")]
+    if not given:
+        return '"cuda"' if method == "cuda" else None
+    if len(given) > 1 or given[0].star or given[0].keyword not in (None, "device"):
+        return None
+    value = facts.value_of(given[0].value)
+    if value is None or value.kind not in _DEVICE_VALUES:
+        return None
+    return facts.module.code_for_node(given[0].value)

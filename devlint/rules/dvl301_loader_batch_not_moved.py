@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
+import libcst as cst
+
+from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
 from devlint.core.describe import operand_phrase, when_it_fails
 from devlint.core.events import Facts
+from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
+from devlint.core.syntax import dotted_name
+from devlint.core.values import Kind
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.fix import ancestors, is_bound_at, receiver_text
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
+
+_DEVICE_VALUES = frozenset({Kind.DEVICE, Kind.STRING, Kind.SCALAR})
 
 
 class LoaderBatchNotMoved(Rule):
@@ -28,8 +36,12 @@ class LoaderBatchNotMoved(Rule):
     framework moves the batch, are not reported.
 
     ## Fix safety
-    No automatic fix yet: move the batch once at the top of the loop
-    (`x, y = x.to(device), y.to(device)`).
+    Safe: the fix moves the batch element where it is used to the device the
+    other side was moved to or created on (`criterion(model(x), y)` →
+    `criterion(model(x), y.to(device))`). It is offered when that device is a
+    literal or a variable that holds a value at the use; moving the whole batch
+    once at the top of the loop (`x, y = x.to(device), y.to(device)`) is
+    equivalent and left to you.
 
     ## References
     - [torch.utils.data](https://pytorch.org/docs/stable/data.html)
@@ -41,6 +53,7 @@ class LoaderBatchNotMoved(Rule):
         name="loader-batch-not-moved",
         summary="a DataLoader batch is used on a device without being moved there",
         severity=Severity.ERROR,
+        fixable=True,
         runtime=RuntimeExpectation(
             exception="RuntimeError", message="Expected all tensors to be on the same device"
         ),
@@ -54,4 +67,41 @@ class LoaderBatchNotMoved(Rule):
                 f"{operand_phrase(facts, batch)} and was never moved, but "
                 f"{operand_phrase(facts, other)}{when_it_fails(clash)}"
             )
-            yield Finding(batch.node, message, clash.severity)
+            yield Finding(batch.node, message, clash.severity, _fix(facts, clash))
+
+
+def _fix(facts: Facts, clash: Clash) -> Fix | None:
+    """``y`` → ``y.to(device)``, with the device the other side was placed with."""
+    batch = clash.first.node
+    parent = next(ancestors(facts, batch), None)
+    if isinstance(parent, cst.AugAssign | cst.AssignTarget):
+        return None  # `x += y`: an assignment target cannot become `x.to(device)`
+    device = _device_text(facts, clash, batch)
+    if device is None:
+        return None
+    moved = f"{receiver_text(facts, batch)}.to({device})"
+    return Fix(batch, moved, f"Move `{facts.code_of(batch)}` to {device}")
+
+
+def _device_text(facts: Facts, clash: Clash, at: cst.CSTNode) -> str | None:
+    """Source text naming the other side's device that is valid at ``at``."""
+    other = clash.second.value
+    subject = other.origin.subject if other.origin is not None else None
+    if subject is not None and "{}" in other.origin.verb:
+        value = facts.value_of(subject)
+        if isinstance(subject, cst.SimpleString):
+            return facts.module.code_for_node(subject)
+        name = dotted_name(subject)
+        if value is not None and value.kind in _DEVICE_VALUES and _visible(facts, name, at):
+            return name
+    device = other.device
+    if isinstance(device, Concrete) and can_be_accelerator(device):
+        return f'"{device.describe()}"'
+    if isinstance(device, Symbol) and device.accel and _visible(facts, device.name, at):
+        return device.name
+    return None
+
+
+def _visible(facts: Facts, name: str | None, at: cst.CSTNode) -> bool:
+    valid = name is not None and all(part.isidentifier() for part in name.split("."))
+    return valid and is_bound_at(facts, name.split(".", 1)[0], at)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.events import Facts
+import libcst as cst
+
+from devlint.core.events import Facts, WrapperAttribute
+from devlint.core.scopes import WrapperInfo
+from devlint.core.syntax import dotted_name
 from devlint.core.wrapping import only_when_wrapped, severity_for, wrapper_info
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 
 class AttributeThroughWrapper(Rule):
@@ -25,9 +29,11 @@ class AttributeThroughWrapper(Rule):
     fails only on multi-GPU machines, after it has passed every test on one GPU.
 
     ## Fix safety
-    Insert `.module` (`model.module.fc`); with conditional wrapping, reach the
-    model with `getattr(model, "module", model)` or keep a reference to the
-    unwrapped model.
+    Safe: the fix inserts `.module` (`model.module.fc`); with conditional
+    wrapping it reaches the model with `getattr(model, "module", model).fc`,
+    which works wrapped or not (offered when `model` is a plain name or
+    attribute). Keeping a reference to the unwrapped model is the cleaner
+    refactoring and left to you.
 
     ## References
     - [nn.DataParallel](https://pytorch.org/docs/stable/generated/torch.nn.DataParallel.html)
@@ -39,6 +45,7 @@ class AttributeThroughWrapper(Rule):
         name="attribute-through-wrapper",
         summary="an attribute of the wrapped model is read through its DataParallel/DDP wrapper",
         severity=Severity.ERROR,
+        fixable=True,
         runtime=RuntimeExpectation(
             exception="AttributeError", message="object has no attribute", gpus=2
         ),
@@ -55,4 +62,22 @@ class AttributeThroughWrapper(Rule):
                 f"{facts.line_of(info.node)}, not to the wrapper `{base}`: use "
                 f"`{base}.module.{access.name}`{only_when_wrapped(info)}"
             )
-            yield Finding(access.node, message, severity_for(info))
+            yield Finding(access.node, message, severity_for(info), _fix(facts, access, info))
+
+
+def _fix(facts: Facts, access: WrapperAttribute, info: WrapperInfo) -> Fix | None:
+    """``model.fc`` → ``model.module.fc`` (``getattr(model, "module", model).fc`` when
+    the model is wrapped on some machines only)."""
+    wrapper = access.node.value
+    if not info.conditional:
+        inner = cst.Attribute(value=wrapper, attr=cst.Name("module"))
+        title = f"Read `{access.name}` from `.module`"
+    else:
+        base = dotted_name(wrapper)
+        if base is None:
+            return None
+        inner = cst.parse_expression(f'getattr({base}, "module", {base})')
+        title = f"Read `{access.name}` from the wrapped model"
+    return Fix(
+        access.node, facts.module.code_for_node(access.node.with_changes(value=inner)), title
+    )

@@ -6,13 +6,15 @@ import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
-n = 4096 if device.type == "cuda" else 64
+n = 1024 if device.type == "cuda" else 64
 identity = torch.eye(n, device=device)
 
 for step in range(1, 4):
     activations = torch.full((n, n), float(step), device=device)
-    for _ in range(10):
-        activations = activations @ identity  # long-running kernels; the value stays `step`
+    if device.type == "cuda":
+        torch.cuda._sleep(50_000_000)  # about 30 ms of GPU time queued ahead of the copy
+    for _ in range(4):
+        activations = activations @ identity  # the value stays `step`
     host = activations.to("cpu", non_blocking=True)
     if device.type == "cuda":
         torch.cuda.synchronize()  # the copy has landed

@@ -1,0 +1,497 @@
+"""``devlint lsp``: diagnostics and quick fixes in the editor (pygls 2, stdio).
+
+A thin adapter over ``devlint.engine.lint_source``:
+
+- A document is linted when it is opened or saved, and ``debounceMs`` (200 by
+  default) after the last change. Each result is published with the version
+  it was computed for; a result for a version the user has since edited is
+  dropped, a newer one is on its way.
+- Half-typed code is the normal state of a buffer. When a version cannot be
+  parsed (DVL001) or analysed (DVL003), nothing is published: the editor keeps
+  the diagnostics of the last version that could be analysed (none, for a
+  document that never could), and the reason goes to ``window/logMessage``.
+  Nothing ever goes to stdout but the protocol: ``serve`` points
+  ``sys.stdout`` at stderr before it starts.
+- Settings come from the nearest ``pyproject.toml`` with ``[tool.devlint]``
+  above each document, read again for every lint, so a saved change applies
+  at the next lint. When the client reports a changed ``pyproject.toml``
+  (``workspace/didChangeWatchedFiles``, registered dynamically when the
+  client supports it) or saves one it syncs, every open document is linted
+  again at once. An invalid configuration is reported once and the last
+  valid one (or the defaults) stays in use.
+- Positions: devlint's columns are code points; the client's are UTF-16
+  units unless it negotiated another encoding, and pygls' codec converts.
+- Each diagnostic has its rule's code and a ``codeDescription`` link to the
+  rule's page (``devlint.rule_docs``; initialization option ``docsUrl``).
+- Quick fixes come from each diagnostic's ``fix`` (safe ones preferred,
+  unsafe ones titled "(unsafe)"), and ``source.fixAll.devlint`` applies every
+  safe fix that overlaps no other; they are offered only for the version the
+  diagnostics were computed for, as versioned edits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sys
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+from pygls.workspace import PositionCodec
+
+from devlint import __version__
+from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
+from devlint.diagnostic import Diagnostic, Severity
+from devlint.engine import lint_source
+from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
+from devlint.rule_docs import docs_url
+
+SOURCE = "devlint"
+DEFAULT_DEBOUNCE_MS = 200
+PYTHON_SUFFIXES = (".py", ".pyi")
+PYPROJECT = "pyproject.toml"
+FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.devlint"
+
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+}
+_UNANALYSED = (SYNTAX_ERROR, INTERNAL_ERROR)
+_LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+"""Where Python's tokenizer (and so LibCST) starts a new line; not ``str.splitlines``."""
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Options:
+    """``initializationOptions`` the server understands."""
+
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    docs_url: str | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> tuple[Options, list[str]]:
+        """The options, and a complaint for each value that was ignored."""
+        if not isinstance(raw, dict):
+            return cls(), [] if raw is None else ["initializationOptions must be an object"]
+        problems = []
+        debounce = raw.get("debounceMs", DEFAULT_DEBOUNCE_MS)
+        if isinstance(debounce, bool) or not isinstance(debounce, int) or debounce < 0:
+            problems.append(f"debounceMs must be a whole number >= 0, got {debounce!r}")
+            debounce = DEFAULT_DEBOUNCE_MS
+        url = raw.get("docsUrl")
+        if url is not None and not isinstance(url, str):
+            problems.append(f"docsUrl must be a string, got {url!r}")
+            url = None
+        return cls(debounce, url), problems
+
+
+@dataclass(frozen=True)
+class QuickFix:
+    """One fix as the client will apply it: edits in client units."""
+
+    title: str
+    edits: tuple[types.TextEdit, ...]
+    safe: bool
+
+
+@dataclass
+class Published:
+    """What was last published for a document, for code actions on that version."""
+
+    version: int | None
+    entries: list[tuple[types.Diagnostic, QuickFix | None]] = field(default_factory=list)
+
+
+class DevlintLanguageServer(LanguageServer):
+    """The server and its per-session state."""
+
+    def __init__(self) -> None:
+        super().__init__(SOURCE, __version__)
+        self.options = Options()
+        self.open_uris: set[str] = set()
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.published: dict[str, Published] = {}
+        self.unanalysed: dict[str, str] = {}
+        """Per document, why its current version was not analysed (logged once)."""
+        self.good_settings: dict[str, Settings] = {}
+        self.config_errors: dict[str, str] = {}
+
+    # messages to the client ------------------------------------------------
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A line in the client's log (never stdout, never a popup)."""
+        self.window_log_message(types.LogMessageParams(type=kind, message=f"devlint: {message}"))
+
+    # settings ----------------------------------------------------------------
+
+    def settings_for(self, path: str | None) -> Settings:
+        """The settings of the ``pyproject.toml`` nearest ``path`` (read afresh each time)."""
+        start = Path(path).parent if path else Path(self.workspace.root_path or ".")
+        key = str(start)
+        try:
+            settings = load_settings(start)
+        except ConfigError as error:
+            message = str(error)
+            if self.config_errors.get(key) != message:
+                self.config_errors[key] = message
+                self.log(
+                    f"invalid configuration, keeping the last valid one: {message}",
+                    types.MessageType.Error,
+                )
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=f"devlint: {message}"
+                    )
+                )
+            return self.good_settings.get(key, DEFAULT_SETTINGS)
+        if self.config_errors.pop(key, None) is not None:
+            self.log(f"configuration for {key} is valid again")
+        self.good_settings[key] = settings
+        return settings
+
+    def reload_settings(self, why: str) -> None:
+        """A pyproject.toml changed: lint every open document again now."""
+        self.log(f"{why}: linting {len(self.open_uris)} open document(s) again")
+        for uri in sorted(self.open_uris):
+            self.schedule(uri, 0)
+
+    # linting -----------------------------------------------------------------
+
+    def schedule(self, uri: str, delay_ms: int) -> None:
+        """Lint ``uri`` after ``delay_ms``, replacing a lint not yet started or finished."""
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        task = asyncio.ensure_future(self._lint_later(uri, delay_ms / 1000))
+        self.pending[uri] = task
+        task.add_done_callback(lambda done: self._forget(uri, done))
+
+    def _forget(self, uri: str, task: asyncio.Task[None]) -> None:
+        if self.pending.get(uri) is task:
+            del self.pending[uri]
+
+    async def _lint_later(self, uri: str, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        if uri not in self.open_uris:
+            return
+        document = self.workspace.get_text_document(uri)
+        version, source, path = document.version, document.source, _path_of(uri)
+        try:
+            settings = self.settings_for(path)
+            # In a thread, so that the event loop keeps reading messages meanwhile.
+            diagnostics = await asyncio.to_thread(lint_source, source, path or uri, settings)
+            if (
+                uri not in self.open_uris
+                or self.workspace.get_text_document(uri).version != version
+            ):
+                return  # edited meanwhile: the lint of the newer version is scheduled
+            self.publish(uri, version, source, document.position_codec, diagnostics)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a bug must cost one lint, never the session
+            traceback.print_exc(file=sys.stderr)
+            self.log(
+                f"internal error on {path or uri}: {type(error).__name__}: {error}",
+                types.MessageType.Error,
+            )
+
+    def publish(
+        self,
+        uri: str,
+        version: int | None,
+        source: str,
+        codec: PositionCodec,
+        diagnostics: list[Diagnostic],
+    ) -> None:
+        """Publish ``diagnostics`` for this version, unless it could not be analysed."""
+        unanalysed = next((d for d in diagnostics if d.code in _UNANALYSED), None)
+        if unanalysed is not None:
+            reason = f"line {unanalysed.line}: {unanalysed.message}"
+            if self.unanalysed.get(uri) != reason:
+                self.unanalysed[uri] = reason
+                kept = "keeping the last diagnostics" if uri in self.published else "none shown"
+                self.log(f"{_name_of(uri)} version {version} not analysed ({kept}): {reason}")
+            if uri not in self.published:
+                self.published[uri] = Published(version)
+                self._send(uri, version, [])
+            return
+        if self.unanalysed.pop(uri, None) is not None:
+            self.log(f"{_name_of(uri)} version {version} analysed again")
+        lines = _LINE_BREAK.split(source)
+        template = self.options.docs_url
+        entries = [
+            (to_lsp_diagnostic(d, lines, codec, template), _quick_fix(d, lines, codec))
+            for d in diagnostics
+        ]
+        self.published[uri] = Published(version, entries)
+        self._send(uri, version, [entry[0] for entry in entries])
+
+    def _send(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
+
+    def close(self, uri: str) -> None:
+        self.open_uris.discard(uri)
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.unanalysed.pop(uri, None)
+        if self.published.pop(uri, None) is not None:
+            self._send(uri, None, [])
+
+    # code actions ------------------------------------------------------------
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """Quick fixes for the devlint diagnostics in the request's context, and a fix-all.
+
+        Safe fixes are preferred (an editor may apply them on its own);
+        unsafe ones are offered too, titled "(unsafe)": the user picks them.
+        """
+        uri = params.text_document.uri
+        published = self.published.get(uri)
+        if published is None or uri not in self.open_uris:
+            return []
+        if self.workspace.get_text_document(uri).version != published.version:
+            return []  # the fixes were computed for text that has changed since
+        identifier = types.OptionalVersionedTextDocumentIdentifier(
+            uri=uri, version=published.version
+        )
+        only = params.context.only
+        actions = []
+        if _wants(only, types.CodeActionKind.QuickFix):
+            wanted = {
+                (d.code, _range_key(d.range))
+                for d in params.context.diagnostics
+                if d.source == SOURCE
+            }
+            for diagnostic, fix in published.entries:
+                if fix is None or (diagnostic.code, _range_key(diagnostic.range)) not in wanted:
+                    continue
+                actions.append(
+                    types.CodeAction(
+                        title=fix.title if fix.safe else f"{fix.title} (unsafe)",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[diagnostic],
+                        is_preferred=fix.safe,
+                        edit=_workspace_edit(identifier, fix.edits),
+                    )
+                )
+        safe = [fix for _, fix in published.entries if fix is not None and fix.safe]
+        if safe and _wants(only, FIX_ALL_KIND):
+            actions.append(
+                types.CodeAction(
+                    title="devlint: fix all safely fixable problems",
+                    kind=FIX_ALL_KIND,
+                    edit=_workspace_edit(identifier, _disjoint_edits(safe)),
+                )
+            )
+        return actions
+
+
+def _wants(only: Sequence[str] | None, kind: str) -> bool:
+    """Whether a request restricted to the kinds ``only`` accepts ``kind``."""
+    return only is None or any(kind == want or kind.startswith(f"{want}.") for want in only)
+
+
+def _range_key(rng: types.Range) -> tuple[int, int, int, int]:
+    return (rng.start.line, rng.start.character, rng.end.line, rng.end.character)
+
+
+def _workspace_edit(
+    document: types.OptionalVersionedTextDocumentIdentifier, edits: Sequence[types.TextEdit]
+) -> types.WorkspaceEdit:
+    """Edits that a client applies only to the version they were computed for."""
+    return types.WorkspaceEdit(
+        document_changes=[types.TextDocumentEdit(text_document=document, edits=list(edits))]
+    )
+
+
+def _path_of(uri: str) -> str | None:
+    """The file system path of a ``file:`` URI; None for ``untitled:`` and the like."""
+    return to_fs_path(uri) if uri.startswith("file:") else None
+
+
+def _name_of(uri: str) -> str:
+    path = _path_of(uri)
+    return Path(path).name if path else uri
+
+
+def _is_python(uri: str, language_id: str | None = None) -> bool:
+    return language_id == "python" or uri.endswith(PYTHON_SUFFIXES)
+
+
+def client_position(
+    lines: Sequence[str], codec: PositionCodec, line: int, column: int
+) -> types.Position:
+    """devlint's (1-based line, code-point column) as an LSP position in client units."""
+    index = line - 1
+    if index >= len(lines):
+        return types.Position(line=max(len(lines) - 1, 0), character=0)
+    text = lines[index].rstrip("\r\n")
+    return types.Position(line=index, character=codec.client_num_units(text[:column]))
+
+
+def to_lsp_diagnostic(
+    diagnostic: Diagnostic, lines: Sequence[str], codec: PositionCodec, template: str | None
+) -> types.Diagnostic:
+    """The LSP form of a devlint diagnostic."""
+    return types.Diagnostic(
+        range=types.Range(
+            start=client_position(lines, codec, diagnostic.line, diagnostic.column),
+            end=client_position(lines, codec, diagnostic.end_line, diagnostic.end_column),
+        ),
+        message=diagnostic.message,
+        severity=_SEVERITY[diagnostic.severity],
+        code=diagnostic.code,
+        code_description=types.CodeDescription(href=docs_url(diagnostic.code, template)),
+        source=SOURCE,
+    )
+
+
+def _quick_fix(
+    diagnostic: Diagnostic, lines: Sequence[str], codec: PositionCodec
+) -> QuickFix | None:
+    """The diagnostic's ``fix`` (a rule's ``SuggestedFix``) as edits in client units."""
+    fix = diagnostic.fix
+    if fix is None:
+        return None
+    edits = tuple(
+        types.TextEdit(
+            range=types.Range(
+                start=client_position(lines, codec, edit.line, edit.column),
+                end=client_position(lines, codec, edit.end_line, edit.end_column),
+            ),
+            new_text=edit.text,
+        )
+        for edit in fix.edits
+    )
+    return QuickFix(fix.title, edits, fix.safe)
+
+
+def _disjoint_edits(fixes: Sequence[QuickFix]) -> list[types.TextEdit]:
+    """The edits of every fix that overlaps none taken before it (LSP forbids overlaps)."""
+    taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    edits = []
+    for fix in fixes:
+        spans = [
+            (
+                (e.range.start.line, e.range.start.character),
+                (e.range.end.line, e.range.end.character),
+            )
+            for e in fix.edits
+        ]
+        if any(
+            (start < other_end and other_start < end) or start == other_start
+            for start, end in spans
+            for other_start, other_end in taken
+        ):
+            continue
+        taken.extend(spans)
+        edits.extend(fix.edits)
+    return edits
+
+
+def create_server() -> DevlintLanguageServer:
+    """A server with every feature registered."""
+    server = DevlintLanguageServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: DevlintLanguageServer, params: types.InitializeParams) -> None:
+        ls.options, problems = Options.parse(params.initialization_options)
+        for problem in problems:
+            ls.log(f"ignoring an initialization option: {problem}", types.MessageType.Warning)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: DevlintLanguageServer, params: types.InitializedParams) -> None:
+        capabilities = ls.client_capabilities.workspace
+        watched = capabilities.did_change_watched_files if capabilities else None
+        if not (watched and watched.dynamic_registration):
+            return  # the client does not watch files for us: didSave of pyproject.toml still works
+        registration = types.Registration(
+            id="devlint-pyproject",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=f"**/{PYPROJECT}")]
+            ),
+        )
+        try:
+            await ls.client_register_capability_async(
+                types.RegistrationParams(registrations=[registration])
+            )
+        except Exception as error:
+            ls.log(f"cannot watch {PYPROJECT} files: {error}", types.MessageType.Warning)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: DevlintLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        document = params.text_document
+        if _is_python(document.uri, document.language_id):
+            ls.open_uris.add(document.uri)
+            ls.schedule(document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: DevlintLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        if params.text_document.uri in ls.open_uris:
+            ls.schedule(params.text_document.uri, ls.options.debounce_ms)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: DevlintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri.endswith(f"/{PYPROJECT}"):
+            ls.reload_settings(f"{PYPROJECT} saved")
+        elif uri in ls.open_uris:
+            ls.schedule(uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: DevlintLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.close(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(
+        ls: DevlintLanguageServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        if any(change.uri.endswith(f"/{PYPROJECT}") for change in params.changes):
+            ls.reload_settings(f"{PYPROJECT} changed")
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+    )
+    def code_action(
+        ls: DevlintLanguageServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        try:
+            return ls.code_actions(params)
+        except Exception as error:  # never fail a request the user did not ask for explicitly
+            traceback.print_exc(file=sys.stderr)
+            ls.log(f"internal error in code actions: {error}", types.MessageType.Error)
+            return []
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: DevlintLanguageServer, params: None) -> None:
+        for task in ls.pending.values():
+            task.cancel()
+
+    return server
+
+
+def serve() -> int:
+    """Run the server on stdin/stdout until the client says exit."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol stream
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="devlint lsp %(levelname)s: %(message)s"
+    )
+    create_server().start_io(stdin, stdout)
+    return 0

@@ -1,0 +1,193 @@
+"""Output for people: findings as ruff and flake8 print them, excerpts, colour, a summary.
+
+``path:line:col: CODE message`` per finding (1-based line and column), an
+optional excerpt of the source with the span underlined (``--show-source``),
+colour only on a terminal (``NO_COLOR`` turns it off, ``FORCE_COLOR`` on,
+``--color`` overrides both), and one closing summary line on stderr: files
+checked, findings by code, how many ``--fix`` can fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from devlint.diagnostic import Diagnostic, Severity
+from devlint.engine import decode_source
+from devlint.rule import RuleMeta
+
+COLOR_CHOICES = ("auto", "always", "never")
+EXCERPT_LINES = 4
+"""Longest span shown in full; longer ones show their first and last lines."""
+TAB_WIDTH = 4
+
+_RESET = "\x1b[0m"
+_BOLD = "\x1b[1m"
+_SEVERITY_COLOR = {
+    Severity.ERROR: "\x1b[1;31m",
+    Severity.WARNING: "\x1b[1;33m",
+    Severity.INFO: "\x1b[1;36m",
+}
+_GUTTER = "\x1b[1;34m"
+_DIM = "\x1b[2m"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def use_color(stream: TextIO, mode: str = "auto") -> bool:
+    """Whether to colour ``stream``: ``--color`` wins, then NO_COLOR, FORCE_COLOR, a terminal."""
+    if mode != "auto":
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+@dataclass(frozen=True)
+class Painter:
+    """Wraps text in ANSI colours, or leaves it alone."""
+
+    color: bool
+
+    def paint(self, text: str, style: str) -> str:
+        return f"{style}{text}{_RESET}" if self.color and text else text
+
+
+def format_diagnostic(d: Diagnostic, painter: Painter) -> str:
+    """``path:line:col: CODE message``, the column 1-based."""
+    colon = painter.paint(":", _DIM)
+    return (
+        f"{painter.paint(d.path, _BOLD)}{colon}{d.line}{colon}{d.column + 1}{colon} "
+        f"{painter.paint(d.code, _SEVERITY_COLOR[d.severity])} {d.message}"
+    )
+
+
+def source_excerpt(d: Diagnostic, lines: Sequence[str], painter: Painter) -> list[str]:
+    """The reported lines with the span underlined by carets; [] if they are not there."""
+    if not 0 < d.line <= len(lines):
+        return []
+    last = min(max(d.end_line, d.line), len(lines))
+    numbers = list(range(d.line, last + 1))
+    if len(numbers) > EXCERPT_LINES:
+        numbers = [*numbers[:2], 0, *numbers[-2:]]  # 0: the elision mark
+    width = len(str(last))
+    bar = painter.paint(f"{'':>{width}} |", _GUTTER)
+    out = [bar]
+    for number in numbers:
+        if number == 0:
+            out.append(painter.paint(f"{'...':>{width}}", _GUTTER))
+            continue
+        text = lines[number - 1]
+        start = d.column if number == d.line else len(text) - len(text.lstrip())
+        end = d.end_column if number == d.end_line else len(text)
+        start, end = min(start, len(text)), min(max(end, start), len(text))
+        out.append(f"{painter.paint(f'{number:>{width}} |', _GUTTER)} {_expand(text)}")
+        offset = _display_width(_expand(text[:start]))
+        carets = "^" * max(1, _display_width(_expand(text[:end])) - offset)
+        out.append(
+            f"{bar} {' ' * offset}{painter.paint(carets, _SEVERITY_COLOR[d.severity])}".rstrip()
+        )
+    return out
+
+
+def summary(diagnostics: Sequence[Diagnostic], checked: int) -> str:
+    """The closing line: how many problems, of which codes, in how many files; how many fixable.
+
+    ``Found 3 problems in 12 files (DVL101: 2, DVL201: 1); 1 fixable with --fix.``
+    Fixes that are not safe are counted apart (``1 more with --unsafe-fixes``).
+    """
+    files = _plural(checked, "file")
+    if not diagnostics:
+        return f"No problems found in {files}."
+    counts = Counter(d.code for d in diagnostics)
+    by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
+    line = f"Found {_plural(len(diagnostics), 'problem')} in {files} ({by_code})"
+    safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.safe)
+    unsafe = sum(1 for d in diagnostics if d.fix is not None and not d.fix.safe)
+    if safe:
+        line += f"; {safe} fixable with --fix"
+    if unsafe:
+        line += f"{',' if safe else ';'} {unsafe} {'more ' if safe else ''}with --unsafe-fixes"
+    return f"{line}."
+
+
+def print_text(
+    diagnostics: Sequence[Diagnostic],
+    checked: int,
+    out: TextIO,
+    err: TextIO,
+    *,
+    show_source: bool = False,
+    color: str = "auto",
+) -> None:
+    """Findings on ``out``, the summary line on ``err``."""
+    painter = Painter(use_color(out, color))
+    cache: dict[str, list[str] | None] = {}
+    for d in diagnostics:
+        print(format_diagnostic(d, painter), file=out)
+        if show_source:
+            if d.path not in cache:
+                cache[d.path] = read_lines(d.path)
+            excerpt = source_excerpt(d, cache[d.path] or [], painter)
+            if excerpt:
+                print("\n".join(excerpt), file=out)
+                print(file=out)
+    out.flush()
+    line = summary(diagnostics, checked)
+    print(Painter(use_color(err, color)).paint(line, _BOLD), file=err)
+
+
+def read_lines(path: str) -> list[str] | None:
+    """A file's lines as the engine decoded them; None if it cannot be read."""
+    try:
+        source, _ = decode_source(Path(path).read_bytes())
+    except OSError:
+        return None
+    return None if source is None else _LINE_BREAK.split(source)
+
+
+def rules_table(metas: Sequence[RuleMeta]) -> str:
+    """``devlint rules``: code, name, severity, fixable, summary."""
+    rows = [("CODE", "NAME", "SEVERITY", "FIX", "SUMMARY")] + [
+        (
+            meta.code,
+            meta.name,
+            meta.severity.value,
+            "yes" if meta.fixable else "-",
+            meta.summary + ("" if meta.default_enabled else " (off by default)"),
+        )
+        for meta in metas
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    lines = []
+    for *padded, text in rows:
+        cells = [cell.ljust(width) for cell, width in zip(padded, widths, strict=True)]
+        lines.append("  ".join([*cells, text]))
+    return "\n".join(lines)
+
+
+def _expand(text: str) -> str:
+    """Tabs to spaces (to the next multiple of TAB_WIDTH), so carets line up."""
+    return text.expandtabs(TAB_WIDTH)
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns: wide (CJK, emoji) characters take two, combining marks none."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

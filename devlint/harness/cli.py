@@ -1,0 +1,224 @@
+"""The harness's commands: ``devlint confirm`` and ``devlint run`` (torch runs only in children)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from devlint.harness import evidence as evidence_file
+from devlint.harness import launch
+from devlint.harness.confirm import (
+    Evidence,
+    available_gpus,
+    confirm,
+    differences,
+    failed,
+    select_rules,
+)
+from devlint.harness.progress import Progress
+from devlint.harness.report import combine, read_reports
+from devlint.harness.summary import run_summary
+from devlint.harness.verdict import Outcome
+
+DEFAULT_EVIDENCE = Path("docs/evidence.json")
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``confirm`` and ``run`` to the ``devlint`` command's subparsers."""
+    confirm_parser = commands.add_parser(
+        "confirm", help="run each rule's examples on real or emulated GPUs and check the rule"
+    )
+    confirm_parser.set_defaults(command=_confirm)
+    confirm_parser.add_argument(
+        "codes", nargs="*", metavar="CODE", help="rules to confirm (codes or prefixes; default all)"
+    )
+    confirm_parser.add_argument(
+        "--backend",
+        choices=("auto", "cuda", "emulated", "both"),
+        default="auto",
+        help="auto: real CUDA when a GPU is present, else emulated; both: the fidelity check",
+    )
+    confirm_parser.add_argument(
+        "--gpus", type=int, default=2, metavar="N", help="emulated GPUs (default 2)"
+    )
+    confirm_parser.add_argument(
+        "--json", type=Path, metavar="PATH", help="write (merge) the evidence into this file"
+    )
+    confirm_parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="examples run at once (default: number of CPUs)",
+    )
+    confirm_parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="kill an example after this long (default 300)",
+    )
+
+    run_parser = commands.add_parser(
+        "run", help="run a script on emulated GPUs; report device errors and transfers"
+    )
+    run_parser.set_defaults(command=_run)
+    _run_options(run_parser)
+    run_parser.add_argument("script", help="the Python script to run")
+    run_parser.add_argument(
+        "args", nargs=argparse.REMAINDER, metavar="-- ARGS", help="the script's arguments"
+    )
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--gpus", type=int, default=2, metavar="N", help="emulated GPUs (default 2)"
+    )
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the report here")
+
+
+# confirm ---------------------------------------------------------------------------------
+
+
+def _needs_torch(command: str) -> bool:
+    if importlib.util.find_spec("torch") is not None:
+        return False
+    print(f"devlint: error: {command} needs torch: pip install 'devlint[harness]'", file=sys.stderr)
+    return True
+
+
+def _confirm(args: argparse.Namespace) -> int:
+    if _needs_torch("confirm"):
+        return 2
+    rules = select_rules(args.codes)
+    if not rules:
+        print(f"devlint: error: no rule matches {' '.join(args.codes)}", file=sys.stderr)
+        return 2
+    backends = _backends(args.backend, args.gpus)
+    if isinstance(backends, str):
+        print(f"devlint: error: {backends}", file=sys.stderr)
+        return 2
+    previous = evidence_file.previous_seconds(evidence_file.load(args.json or DEFAULT_EVIDENCE))
+    started = time.monotonic()
+    found: list[Evidence] = []
+    for backend, gpus in backends:
+        with Progress(3 * len(rules), f"{backend} ({gpus} GPUs)") as progress:
+            found += confirm(
+                rules, backend, gpus, max(1, args.jobs), args.timeout, previous, progress.advance
+            )
+    elapsed = time.monotonic() - started
+    _print_table(found)
+    _print_totals(found, elapsed)
+    diverging = differences(found)
+    if len(backends) == 2:
+        _print_fidelity(diverging)
+    if args.json:
+        evidence_file.write(args.json, found)
+    return 1 if failed(found) or diverging else 0
+
+
+def _backends(choice: str, gpus: int) -> list[tuple[str, int]] | str:
+    """The backends to run with their GPU counts, or why they cannot run."""
+    if choice == "emulated":
+        return [("emulated", gpus)]
+    real = available_gpus("cuda", gpus)
+    if choice == "auto":
+        return [("cuda", real)] if real else [("emulated", gpus)]
+    if not real:
+        return f"--backend {choice} needs a GPU, and torch sees none here" + (
+            ": the fidelity check cannot run" if choice == "both" else ""
+        )
+    return [("cuda", real)] if choice == "cuda" else [("cuda", real), ("emulated", gpus)]
+
+
+def _print_table(found: Sequence[Evidence]) -> None:
+    header = ("RULE", "EXAMPLE", "BACKEND", "OUTCOME", "SECONDS", "WHAT HAPPENED")
+    rows = [
+        (e.rule, e.example, e.backend, e.outcome.value, f"{e.seconds:.1f}", e.observed)
+        for e in found
+    ]
+    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(5)]
+    previous_rule = None
+    for row in [header, *rows]:
+        if previous_rule is not None and row[0] != previous_rule:
+            print()
+        previous_rule = row[0] if row is not header else None
+        cells = [cell.ljust(width) for cell, width in zip(row[:5], widths, strict=True)]
+        print("  ".join([*cells, row[5]]))
+
+
+def _print_totals(found: Sequence[Evidence], seconds: float) -> None:
+    counts = {outcome: sum(e.outcome is outcome for e in found) for outcome in Outcome}
+    parts = [f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome]]
+    print(f"\n{len(found)} examples: {', '.join(parts)} in {seconds:.1f} s", file=sys.stderr)
+
+
+def _print_fidelity(diverging: Sequence[tuple[str, str, Evidence, Evidence]]) -> None:
+    if not diverging:
+        print("Fidelity: real CUDA and the emulator agree on every example.", file=sys.stderr)
+        return
+    print(f"Fidelity: {len(diverging)} examples differ between real CUDA and the emulator:")
+    for rule, example, cuda, emulated in diverging:
+        print(f"  {rule} {example}")
+        print(f"    cuda:     {cuda.outcome.value}: {cuda.observed}")
+        print(f"    emulated: {emulated.outcome.value}: {emulated.observed}")
+
+
+# run ----------------------------------------------------------------------------------------
+
+
+def _split_run_arguments(args: argparse.Namespace) -> argparse.Namespace | str:
+    """``run SCRIPT [--gpus N] [-- ARGS...]``: options after the script, before ``--``."""
+    rest = list(args.args)
+    split = rest.index("--") if "--" in rest else len(rest)
+    options, script_args = rest[:split], rest[split + 1 :]
+    parser = argparse.ArgumentParser(prog="devlint run", add_help=False)
+    _run_options(parser)
+    parsed, unknown = parser.parse_known_args(options, namespace=argparse.Namespace(**vars(args)))
+    if unknown:
+        return f"unrecognized arguments: {' '.join(unknown)} (put the script's own after --)"
+    parsed.args = script_args
+    return parsed
+
+
+def _run(args: argparse.Namespace) -> int:
+    if _needs_torch("run"):
+        return 2
+    split = _split_run_arguments(args)
+    if isinstance(split, str):
+        print(f"devlint run: error: {split}", file=sys.stderr)
+        return 2
+    args = split
+    if not Path(args.script).is_file():
+        print(f"devlint: error: {args.script}: no such file", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="devlint-run-") as reports:
+        command = [
+            sys.executable,
+            "-m",
+            "devlint.harness.launch",
+            "--backend",
+            "emulated",
+            "--gpus",
+            str(args.gpus),
+            "--report",
+            reports,
+            args.script,
+            *args.args,
+        ]
+        env = {**os.environ, "PYTHONPATH": launch.package_path()}
+        status = subprocess.run(command, env=env, check=False).returncode
+        report = combine(read_reports(reports))
+    print(run_summary(report, args.gpus, status), file=sys.stderr, end="")
+    if args.json:
+        args.json.write_text(json.dumps(report.__dict__, indent=2) + "\n", encoding="utf-8")
+    return status

@@ -1,0 +1,152 @@
+"""What a run did between host and device, by the user's source line.
+
+Both backends record here: the emulator as it performs transfers, the real
+CUDA backend through a counting dispatch mode. A transfer is attributed to the
+innermost frame of the user's code, so ``model.to(device)`` is one line even
+though PyTorch copies each parameter from inside ``Module._apply``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+
+HOST_TO_DEVICE = "host-to-device"
+DEVICE_TO_HOST = "device-to-host"
+DEVICE_TO_DEVICE = "device-to-device"
+CREATED_THEN_MOVED = "host-to-device copy of a tensor just created on the host"
+"""The measured symptom of creating a tensor on the host and moving it on the same line."""
+
+MAX_ERRORS = 20
+
+Location = tuple[str, int]
+
+
+class _UserCode:
+    """Decides, once per file, whether a frame belongs to the user's program."""
+
+    def __init__(self) -> None:
+        self._verdicts: dict[str, bool] = {}
+        self._roots: tuple[str, ...] | None = None
+
+    def roots(self) -> tuple[str, ...]:
+        if self._roots is None:
+            paths = sysconfig.get_paths()
+            roots = {paths["stdlib"], paths["platstdlib"], _package_dir("devlint")}
+            torch = sys.modules.get("torch")
+            if torch is not None and getattr(torch, "__file__", None):
+                roots.add(os.path.dirname(torch.__file__))
+            self._roots = tuple(os.path.join(os.path.realpath(root), "") for root in roots)
+        return self._roots
+
+    def __call__(self, filename: str) -> bool:
+        verdict = self._verdicts.get(filename)
+        if verdict is None:
+            if filename.startswith("<"):
+                verdict = False
+            else:
+                real = os.path.realpath(filename)
+                verdict = not real.startswith(self.roots())
+            self._verdicts[filename] = verdict
+        return verdict
+
+
+def _package_dir(name: str) -> str:
+    module = sys.modules.get(name)
+    file = getattr(module, "__file__", None) or __file__
+    if module is None:  # this file lives in devlint/harness/
+        return os.path.dirname(os.path.dirname(os.path.abspath(file)))
+    return os.path.dirname(os.path.abspath(file))
+
+
+is_user_file = _UserCode()
+
+
+def user_frame(depth: int = 2) -> Location | None:
+    """The innermost caller that is the user's code (not torch, devlint or the stdlib)."""
+    frame = sys._getframe(depth)
+    while frame is not None:
+        if is_user_file(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+_PLUMBING = ("_compile.py", "overrides.py", "_python_dispatch.py")
+"""torch's files that only pass a call on to a mode; they say nothing about who called."""
+_plumbing: dict[str, bool] = {}
+
+
+def _is_plumbing(filename: str) -> bool:
+    verdict = _plumbing.get(filename)
+    if verdict is None:
+        real = os.path.realpath(filename)
+        devlint = os.path.join(os.path.realpath(_package_dir("devlint")), "")
+        verdict = real.startswith(devlint) or (
+            os.sep + "torch" + os.sep in real and real.endswith(_PLUMBING)
+        )
+        _plumbing[filename] = verdict
+    return verdict
+
+
+def direct_user_caller(depth: int = 2) -> Location | None:
+    """The user's line, if the user's code called into torch directly (not via torch's Python)."""
+    frame = sys._getframe(depth)
+    while frame is not None and _is_plumbing(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is not None and is_user_file(frame.f_code.co_filename):
+        return frame.f_code.co_filename, frame.f_lineno
+    return None
+
+
+@dataclass
+class Recorder:
+    """Transfers, create-then-move copies and device errors of one process."""
+
+    transfers: dict[tuple[str, str, int], list[int]] = field(default_factory=dict)
+    created_then_moved: dict[Location, list[int]] = field(default_factory=dict)
+    device_errors: list[dict[str, object]] = field(default_factory=list)
+
+    def transfer(self, kind: str, nbytes: int, created_at: Location | None = None) -> None:
+        where = user_frame(3) or ("<unknown>", 0)
+        counts = self.transfers.setdefault((kind, *where), [0, 0])
+        counts[0] += 1
+        counts[1] += nbytes
+        if kind == HOST_TO_DEVICE and created_at is not None and created_at == where:
+            moved = self.created_then_moved.setdefault(where, [0, 0])
+            moved[0] += 1
+            moved[1] += nbytes
+
+    def device_error(self, error: BaseException) -> None:
+        if len(self.device_errors) >= MAX_ERRORS:
+            return
+        file, line = user_frame(3) or ("<unknown>", 0)
+        self.device_errors.append(
+            {"type": type(error).__name__, "message": str(error), "file": file, "line": line}
+        )
+
+    def symptoms(self) -> list[str]:
+        """Measured symptoms, in the words rules declare them (see docs/writing-a-rule.md)."""
+        if not self.created_then_moved:
+            return []
+        count = sum(counts[0] for counts in self.created_then_moved.values())
+        places = ", ".join(
+            f"{os.path.basename(file)}:{line}" for file, line in sorted(self.created_then_moved)
+        )
+        return [f"{CREATED_THEN_MOVED}: {count} copies at {places}"]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "transfers": [
+                {"kind": kind, "file": file, "line": line, "count": count, "bytes": size}
+                for (kind, file, line), (count, size) in sorted(self.transfers.items())
+            ],
+            "created_then_moved": [
+                {"file": file, "line": line, "count": count, "bytes": size}
+                for (file, line), (count, size) in sorted(self.created_then_moved.items())
+            ],
+            "device_errors": list(self.device_errors),
+            "symptoms": self.symptoms(),
+        }

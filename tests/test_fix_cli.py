@@ -1,0 +1,201 @@
+"""`devlint check --fix / --diff / --unsafe-fixes` end to end, through the real command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from devlint import fix
+from devlint.frontends import cli
+
+DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
+DISCARDED_FIXED = 'import torch\n\nx = torch.ones(3)\nx = x.to("cuda")\n'
+ATTRIBUTE = """\
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.ones(4)
+
+    def forward(self, x):
+        return x * self.scale
+
+
+Block().to("cuda")(torch.ones(2, 4, device="cuda"))
+"""
+REGISTERED = '        self.register_buffer("scale", scale, persistent=False)\n'
+ATTRIBUTE_FIXED = ATTRIBUTE.replace(
+    "        self.scale = torch.ones(4)\n", "        scale = torch.ones(4)\n" + REGISTERED
+)
+CLEAN = 'import torch\n\nx = torch.ones(3, device="cuda")\n'
+
+
+def devlint(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "devlint", "check", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        check=False,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def test_fix_rewrites_the_file_and_exits_zero_when_nothing_is_left(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    result = devlint("--fix", "train.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert path.read_text() == DISCARDED_FIXED
+    assert b"Applied 1 fix." in result.stderr
+
+
+def test_fix_reports_what_it_could_not_fix(tmp_path: Path) -> None:
+    mixed = DISCARDED + 'y = torch.ones(3) + torch.ones(3, device="cuda")\n'
+    (tmp_path / "train.py").write_text(mixed)
+    result = devlint("--fix", "train.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert (tmp_path / "train.py").read_text() == mixed.replace("x.to(", "x = x.to(")
+    assert result.stdout.decode().startswith("train.py:5:5: DVL101")
+    assert b"DVL201" not in result.stdout
+
+
+def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:
+    path = tmp_path / "block.py"
+    path.write_text(ATTRIBUTE)
+    safe_only = devlint("--fix", "block.py", cwd=tmp_path)
+    assert safe_only.returncode == 1
+    assert path.read_text() == ATTRIBUTE
+    assert b"DVL104" in safe_only.stdout
+    unsafe = devlint("--fix", "--unsafe-fixes", "block.py", cwd=tmp_path)
+    assert unsafe.returncode == 0, unsafe.stdout + unsafe.stderr
+    assert path.read_text() == ATTRIBUTE_FIXED
+
+
+def test_diff_prints_a_unified_diff_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    result = devlint("--diff", "train.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert path.read_text() == DISCARDED
+    assert result.stdout.decode() == (
+        "--- train.py\n+++ train.py\n@@ -1,4 +1,4 @@\n import torch\n \n x = torch.ones(3)\n"
+        '-x.to("cuda")\n+x = x.to("cuda")\n'
+    )
+    if shutil.which("patch"):  # the diff applies with the standard tool
+        patch = ["patch", "-p0", "--dry-run"]
+        applied = subprocess.run(patch, cwd=tmp_path, input=result.stdout, capture_output=True)
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+
+
+def test_diff_exits_zero_without_fixable_changes(tmp_path: Path) -> None:
+    (tmp_path / "clean.py").write_text(CLEAN)
+    (tmp_path / "block.py").write_text(ATTRIBUTE)  # only an unsafe fix
+    result = devlint("--diff", ".", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == b""
+    assert b"1 more with --unsafe-fixes" in result.stderr
+    assert devlint("--diff", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 1
+
+
+def test_fix_on_stdin_prints_the_fixed_source_only(tmp_path: Path) -> None:
+    result = devlint("--fix", "-", cwd=tmp_path, stdin=DISCARDED.encode())
+    assert result.stdout == DISCARDED_FIXED.encode()
+    assert result.returncode == 0
+
+
+def test_fix_on_stdin_echoes_unfixable_input_and_reports_on_stderr(tmp_path: Path) -> None:
+    source = 'import torch\ny = torch.ones(3) + torch.ones(3, device="cuda")\r\n'
+    result = devlint("--fix", "--stdin-filename", "e.py", "-", cwd=tmp_path, stdin=source.encode())
+    assert result.stdout == source.encode()
+    assert b"e.py:2:" in result.stderr
+    assert result.returncode == 1
+    garbage = b"\xff\xfe not python \x00"
+    assert devlint("--fix", "-", cwd=tmp_path, stdin=garbage).stdout == garbage
+
+
+def test_diff_on_stdin(tmp_path: Path) -> None:
+    result = devlint(
+        "--diff", "--stdin-filename", "t.py", "-", cwd=tmp_path, stdin=DISCARDED.encode()
+    )
+    assert result.returncode == 1
+    assert b'+x = x.to("cuda")' in result.stdout
+
+
+def test_write_is_atomic_and_keeps_mode_line_endings_and_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "block.py"
+    source = "# -*- coding: latin-1 -*-\n# caf\xe9\n" + ATTRIBUTE
+    path.write_bytes(source.replace("\n", "\r\n").encode("latin-1"))
+    path.chmod(0o640)
+    inode = path.stat().st_ino
+    result = devlint("--fix", "--unsafe-fixes", "block.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    expected = "# -*- coding: latin-1 -*-\n# caf\xe9\n" + ATTRIBUTE_FIXED
+    assert path.read_bytes() == expected.replace("\n", "\r\n").encode("latin-1")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert path.stat().st_ino != inode  # replaced, not written in place
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["block.py"]  # no temporary left
+
+
+def test_byte_order_mark_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_bytes(b"\xef\xbb\xbf" + DISCARDED.encode())
+    assert devlint("--fix", "train.py", cwd=tmp_path).returncode == 0
+    assert path.read_bytes() == b"\xef\xbb\xbf" + DISCARDED_FIXED.encode()
+
+
+def test_symbolic_link_stays_a_link_and_its_target_is_fixed(tmp_path: Path) -> None:
+    target = tmp_path / "real.py"
+    target.write_text(DISCARDED)
+    link = tmp_path / "link.py"
+    link.symlink_to(target)
+    assert devlint("--fix", "link.py", cwd=tmp_path).returncode == 0
+    assert link.is_symlink()
+    assert target.read_text() == DISCARDED_FIXED
+
+
+def test_file_libcst_cannot_round_trip_is_never_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    source = DISCARDED + "\n    # a trailing indented comment, no final newline"
+    path.write_text(source)
+    result = devlint("--fix", "train.py", cwd=tmp_path)
+    assert path.read_text() == source
+    assert result.returncode == 1
+    assert b"train.py: not rewritten: LibCST does not reproduce this file exactly" in result.stderr
+    assert b"DVL201" in result.stdout
+
+
+def test_failed_write_is_reported_and_leaves_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+
+    def refuse(source: str, target: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(fix.os, "replace", refuse)
+    assert cli.main(["check", "--fix", str(path)]) == 1
+    assert path.read_text() == DISCARDED
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"]
+    captured = capsys.readouterr()
+    assert "train.py: not rewritten: Permission denied" in captured.err
+    assert "DVL201" in captured.out
+
+
+def test_many_files_are_fixed_by_worker_processes(tmp_path: Path) -> None:
+    for index in range(20):
+        (tmp_path / f"f{index}.py").write_text(DISCARDED)
+    result = devlint("--fix", "--jobs", "2", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert {p.read_text() for p in tmp_path.glob("*.py")} == {DISCARDED_FIXED}
+    assert b"Applied 20 fixes." in result.stderr

@@ -1,0 +1,112 @@
+"""``devlint confirm`` and ``devlint run`` end to end on the emulated backend (needs torch)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from devlint.rules import all_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW_ON_A_CPU = {"DVL107"}
+"""DVL107's examples multiply 4096x4096 matrices forty times (sized for a GPU): a minute on a
+CPU. The emulator's asynchronous copies they rely on are tested in test_emulator_runtime.py."""
+
+
+def devlint(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "devlint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+
+
+def test_confirm_runs_a_crash_a_measured_symptom_and_a_forked_worker(tmp_path):
+    evidence = tmp_path / "evidence.json"
+    result = devlint(
+        "confirm", "DVL101", "DVL204", "DVL303", "--backend", "emulated", "--json", str(evidence)
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("DVL")]
+    assert [(row[0], row[1], row[3]) for row in rows] == [
+        (code, example, "pass")
+        for code in ("DVL101", "DVL204", "DVL303")
+        for example in ("bad.py", "good.py", "fixed.py")
+    ]
+    data = json.loads(evidence.read_text())
+    observed = {(r["rule"], r["example"]): r["observed"] for r in data["results"]}
+    assert observed["DVL101", "bad.py"].startswith("RuntimeError: Expected all tensors")
+    assert observed["DVL204", "bad.py"].startswith("symptom: host-to-device copy")
+    assert "Cannot re-initialize CUDA in forked subprocess" in observed["DVL303", "bad.py"]
+    assert data["backends"] == {"emulated": {"gpus": 2}} and data["fidelity"] is None
+
+
+def test_confirm_skips_rules_that_need_more_gpus_than_emulated():
+    result = devlint("confirm", "DVL401", "--backend", "emulated", "--gpus", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("needs 2 GPUs, the emulated backend has 1") == 3
+
+
+def test_an_example_that_fails_otherwise_than_declared_fails():
+    from devlint.harness.confirm import confirm, failed
+    from devlint.harness.verdict import Outcome
+    from devlint.rule import RuntimeExpectation
+    from devlint.rules import rule_by_code
+
+    rule = rule_by_code("DVL202")
+    wrong = RuntimeExpectation(exception="RuntimeError", message="not what happens")
+    misdeclared = type("Misdeclared", (rule,), {"meta": replace(rule.meta, runtime=wrong)})
+    bad, good, fixed = confirm([misdeclared], "emulated", 2, parallel=2, timeout=120)
+    assert bad.outcome is Outcome.FAIL and bad.observed.startswith("TypeError: can't convert")
+    assert (good.outcome, fixed.outcome) == (Outcome.PASS, Outcome.PASS)
+    assert failed([bad, good, fixed]) == [bad]
+
+
+def test_confirm_refuses_the_fidelity_check_without_a_gpu():
+    result = devlint("confirm", "DVL101", "--backend", "both")
+    assert result.returncode == 2
+    assert "needs a GPU" in result.stderr
+
+
+def test_every_rule_is_confirmed_on_emulated_gpus():
+    codes = [rule.meta.code for rule in all_rules() if rule.meta.code not in SLOW_ON_A_CPU]
+    result = devlint("confirm", *codes, "--backend", "emulated")
+    assert result.returncode == 0, result.stdout + result.stderr[-2000:]
+
+
+def test_run_reports_the_first_device_error_and_the_transfers_by_line(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(
+        textwrap.dedent(
+            """\
+            import sys
+            import torch
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = torch.nn.Linear(4, 2).to(device)
+            batch = torch.randn(8, 4)
+            print("epochs", sys.argv[1:])
+            logits = model(batch)
+            """
+        )
+    )
+    result = devlint("run", str(script), "--gpus", "1", "--", "--epochs", "1", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "epochs ['--epochs', '1']" in result.stdout
+    assert "first device error: train.py:8: RuntimeError: Expected all tensors" in result.stderr
+    assert re.search(r"train.py:5 +2 \(40 B\)", result.stderr)  # the Linear's weight and bias
+    assert 'File "' in result.stderr and 'train.py", line 8' in result.stderr

@@ -1,0 +1,159 @@
+"""The harness's protocol and plumbing, without torch: verdicts, evidence, timeouts, imports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from devlint.harness import evidence
+from devlint.harness.confirm import Evidence
+from devlint.harness.report import RunReport
+from devlint.harness.runner import Job, Result, run_jobs
+from devlint.harness.verdict import Outcome, expected, judge
+from devlint.rule import RuntimeExpectation
+
+ROOT = Path(__file__).resolve().parent.parent
+CRASH = RuntimeExpectation(exception="RuntimeError", message="on the same device")
+SILENT = RuntimeExpectation(symptom="was never moved to the device")
+ADVICE = RuntimeExpectation(symptom="none: a recommendation, bad.py runs")
+
+
+def result(
+    status: int = 0,
+    exception: tuple[str, str] | None = None,
+    stdout: str = "",
+    symptoms: tuple[str, ...] = (),
+    timed_out: bool = False,
+) -> Result:
+    report = RunReport(
+        exception={"type": exception[0], "message": exception[1]} if exception else None,
+        device_errors=[],
+        transfers=[],
+        symptoms=list(symptoms),
+    )
+    return Result(Job(Path("x.py"), "emulated", 2), status, timed_out, 0.5, stdout, "", report)
+
+
+def test_bad_passes_with_the_declared_exception_and_fragment():
+    found = result(1, ("RuntimeError", "Expected all tensors to be on the same device, but ..."))
+    assert judge(CRASH, "bad.py", found).outcome is Outcome.PASS
+    assert judge(CRASH, "bad.py", found).observed.startswith("RuntimeError: Expected all")
+
+
+def test_bad_fails_with_another_exception_or_message_or_a_clean_exit():
+    other_type = result(1, ("TypeError", "on the same device"))
+    other_message = result(1, ("RuntimeError", "CUDA out of memory"))
+    for found in (other_type, other_message, result(0)):
+        assert judge(CRASH, "bad.py", found).outcome is Outcome.FAIL
+
+
+def test_a_fragment_deeper_in_a_worker_error_is_found_and_shown():
+    message = (
+        "Caught RuntimeError in DataLoader worker process 0.\nRuntimeError: on the same device"
+    )
+    verdict = judge(CRASH, "bad.py", result(1, ("RuntimeError", message)))
+    assert verdict.outcome is Outcome.PASS
+    assert verdict.observed.endswith("… RuntimeError: on the same device")
+
+
+def test_a_symptom_is_shown_by_an_assertion_a_printed_line_or_a_measurement():
+    by_assert = result(1, ("AssertionError", "the corpus was never moved to the device"))
+    printed = result(0, stdout="DEVLINT-SYMPTOM: the model Was Never Moved To The Device\n")
+    measured = result(0, symptoms=("the tensor was never moved to the device: 3 times",))
+    for shown in (by_assert, printed, measured):
+        assert judge(SILENT, "bad.py", shown).outcome is Outcome.PASS
+    unrelated = result(1, ("AssertionError", "loss did not decrease"))
+    assert judge(SILENT, "bad.py", unrelated).outcome is Outcome.FAIL
+
+
+def test_good_and_fixed_must_exit_0_without_the_symptom():
+    assert judge(SILENT, "fixed.py", result(0)).outcome is Outcome.PASS
+    assert judge(CRASH, "good.py", result(1, ("RuntimeError", "boom"))).outcome is Outcome.FAIL
+    showing = result(0, symptoms=("it was never moved to the device",))
+    assert judge(SILENT, "good.py", showing).outcome is Outcome.FAIL
+
+
+def test_a_recommendation_expects_bad_to_run_and_a_timeout_always_fails():
+    assert judge(ADVICE, "bad.py", result(0)).outcome is Outcome.PASS
+    assert expected(ADVICE, "bad.py") == "exit 0 (a recommendation)"
+    assert judge(CRASH, "good.py", result(timed_out=True)).outcome is Outcome.TIMEOUT
+
+
+def test_the_evidence_file_merges_runs_and_renders_each_rules_section(tmp_path):
+    path = tmp_path / "evidence.json"
+    first = Evidence("DVL101", "bad.py", "emulated", 2, Outcome.PASS, "e", "RuntimeError: a|b", 1.0)
+    other = Evidence("DVL102", "bad.py", "emulated", 2, Outcome.PASS, "e", "exit 1", 1.0)
+    evidence.write(path, [first, other])
+    evidence.write(path, [Evidence("DVL101", "bad.py", "emulated", 2, Outcome.FAIL, "e", "x", 2.0)])
+    data = evidence.load(path)
+    assert [(r["rule"], r["outcome"]) for r in data["results"]] == [
+        ("DVL101", "fail"),
+        ("DVL102", "pass"),
+    ]
+    evidence.write(path, [first])
+    section = "\n".join(evidence.rule_section("DVL101", evidence.load(path)))
+    assert "| `bad.py` | emulated (2 GPUs) | pass | `RuntimeError: a\\|b` |" in section
+    assert evidence.FIDELITY_NOT_RUN in section
+    assert "No harness evidence" in "\n".join(evidence.rule_section("DVL999", data))
+
+
+def test_the_committed_evidence_names_existing_rules_and_examples():
+    from devlint.rules import rule_by_code
+
+    data = json.loads((ROOT / "docs" / "evidence.json").read_text(encoding="utf-8"))
+    for item in data["results"]:
+        assert rule_by_code(item["rule"]) is not None, item["rule"]
+        assert item["example"] in ("bad.py", "good.py", "fixed.py")
+        assert item["outcome"] in {outcome.value for outcome in Outcome}
+
+
+def test_a_hanging_example_is_killed_with_everything_it_started(tmp_path):
+    marker = tmp_path / "child.pid"
+    script = tmp_path / "hang.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import subprocess, sys, time
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+            open({str(marker)!r}, "w").write(str(child.pid))
+            time.sleep(600)
+            """
+        )
+    )
+    started = time.monotonic()
+    (found,) = run_jobs([Job(script, "none", 0)], parallel=1, timeout=3)
+    assert found.timed_out and time.monotonic() - started < 60
+    child = int(marker.read_text())
+    time.sleep(0.5)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_jobs_run_like_python_script_with_arguments_and_exit_status(tmp_path):
+    script = tmp_path / "args.py"
+    script.write_text("import sys\nprint(sys.argv[1:], __name__)\nsys.exit(3)\n")
+    (found,) = run_jobs([Job(script, "none", 0, args=("--epochs", "1"))], 1, 60)
+    assert found.exit_status == 3
+    assert found.stdout.strip() == "['--epochs', '1'] __main__"
+
+
+def test_linting_and_the_harness_commands_do_not_import_torch():
+    code = (
+        "import sys\n"
+        "import devlint.frontends.cli, devlint.harness.cli, devlint.harness.confirm\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
