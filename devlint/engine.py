@@ -43,7 +43,7 @@ def lint_source(
     except Exception as error:  # LibCST raises assorted errors on odd input
         return [notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")]
     try:
-        facts = analyse(module, settings)
+        facts = analyse(module, settings, source)
         diagnostics = _first_per_place(_diagnostics(facts, rules, path))
     except RecursionError:
         return [notice(path, TOO_COMPLEX, "code nested too deeply to analyse (skipped)")]

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from devlint.core.lattice import UNKNOWN, Device
+from devlint.core.positions import Positions
 from devlint.core.values import Value
 
 
@@ -158,6 +158,7 @@ class Facts:
     """Everything rules may ask about one analysed file."""
 
     module: cst.Module
+    source: str | None = None  # the text parsed, when known: positions come cheaper with it
     events: list[object] = field(default_factory=list)  # all of the below, in analysis order
     operand_meetings: list[OperandsMeet] = field(default_factory=list)
     module_calls: list[ModuleCall] = field(default_factory=list)
@@ -214,10 +215,8 @@ class Facts:
     def span_of(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
         """(line, column) of the start and end of ``node``; 1-based lines, 0-based columns."""
         if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        where = self._positions[node]
-        return (where.start.line, where.start.column), (where.end.line, where.end.column)
+            self._positions = Positions(self.module, self.source)
+        return self._positions.span(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.span_of(node)[0][0]
