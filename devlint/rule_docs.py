@@ -72,20 +72,18 @@ def rule_page(code: str) -> str | None:
     generated = _DOCS_DIR / f"{code}.md"
     if generated.is_file():
         return generated.read_text(encoding="utf-8")
+    return "\n".join([*rule_header(rule), "", rule_text(rule), "", f"More: {docs_url(code)}", ""])
+
+
+def rule_header(rule: type[Rule]) -> list[str]:
+    """The title and metadata lines every rule page starts with."""
     meta = rule.meta
-    return "\n".join(
-        [
-            f"# {meta.code} {meta.name}",
-            "",
-            f"{meta.summary[0].upper()}{meta.summary[1:]}.",
-            "",
-            f"- Severity: {meta.severity.value}",
-            f"- Automatic fix: {'yes' if meta.fixable else 'no'}",
-            f"- Enabled by default: {'yes' if meta.default_enabled else 'no'}",
-            "",
-            rule_text(rule),
-            "",
-            f"More: {docs_url(code)}",
-            "",
-        ]
-    )
+    return [
+        f"# {meta.code} {meta.name}",
+        "",
+        f"{meta.summary[0].upper()}{meta.summary[1:]}.",
+        "",
+        f"- Severity: {meta.severity.value}",
+        f"- Automatic fix: {'yes' if meta.fixable else 'no'}",
+        f"- Enabled by default: {'yes' if meta.default_enabled else 'no'}",
+    ]

@@ -19,6 +19,7 @@ from devlint.examples import example_dir  # noqa: E402
 from devlint.harness.evidence import load as load_evidence  # noqa: E402
 from devlint.harness.evidence import rule_section  # noqa: E402
 from devlint.rule import Rule  # noqa: E402
+from devlint.rule_docs import rule_header  # noqa: E402
 from devlint.rules import all_rules  # noqa: E402
 
 TABLE_START = "<!-- rules-table:start -->"
@@ -38,13 +39,7 @@ def rule_doc(rule: type[Rule]) -> str:
     else:
         runtime = expectation.symptom or "not declared"
     lines = [
-        f"# {meta.code} {meta.name}",
-        "",
-        f"{meta.summary[0].upper()}{meta.summary[1:]}.",
-        "",
-        f"- Severity: {meta.severity.value}",
-        f"- Automatic fix: {'yes' if meta.fixable else 'no'}",
-        f"- Enabled by default: {'yes' if meta.default_enabled else 'no'}",
+        *rule_header(rule),
         f"- On a GPU, `bad.py` shows: {runtime}",
         "",
         body,
