@@ -90,11 +90,16 @@ def _device_variable(facts: Facts, at: cst.Call) -> str | None:
     scope = _scope(facts, at)
     start = facts.span_of(at)[0]
     found: list[tuple[bool, tuple[int, int], str]] = []
+    names_seen: set[str] = set()  # a name is bound at `at` or not: ask once per name
     for node, value in facts.values.items():
         if not _holds_device(value) or not isinstance(node, cst.Name | cst.Attribute):
             continue
         text = dotted_name(node)
-        if text is None or not is_bound_at(facts, text.split(".", 1)[0], at):
+        if text is None or text in names_seen:
+            continue
+        if isinstance(node, cst.Name):
+            names_seen.add(text)
+        if not is_bound_at(facts, text.split(".", 1)[0], at):
             continue
         where = facts.span_of(node)[0]
         if isinstance(node, cst.Attribute):
