@@ -59,12 +59,3 @@ def join_envs(a: Env | None, b: Env | None, *, guarded: bool = False) -> Env | N
         mine = joined.get(name)
         joined[name] = value if mine is None else join_values(mine, value, guarded=guarded)
     return Env(joined, a.parent)
-
-
-def same_env(a: Env | None, b: Env | None) -> bool:
-    """Whether two paths bind the same names to the same values (fixpoint test)."""
-    if a is None or b is None:
-        return a is b
-    if a.bindings.keys() != b.bindings.keys():
-        return False
-    return all(value.same(b.bindings[name]) for name, value in a.bindings.items())

@@ -46,6 +46,7 @@ from devlint.core.values import (
     batch_part,
     element_of,
     join_all,
+    parts,
 )
 from devlint.core.wrappers import WRAPPERS, WrapperEvaluator
 
@@ -684,7 +685,7 @@ class CallEvaluator(WrapperEvaluator):
         self.events.append(
             ModuleCall(node, Operand(node.func, module), tuple(inputs), self.function)
         )
-        is_loss = isinstance(module.ref, str) and _is_loss(module.ref)
+        is_loss = isinstance(module.ref, str) and torch_api.is_loss(module.ref)
         if module.stateful is False or is_loss:
             known = [op.value for op in inputs if is_known(op.value.device)]
             base = known[0] if known else UNKNOWN_VALUE
@@ -725,11 +726,6 @@ class CallEvaluator(WrapperEvaluator):
             origin = Origin("batch from {}", node, node, LOADER_BATCH)
             return Value(Kind.BATCH, iterable.device, origin)
         return element_of(iterable)
-
-
-def _is_loss(qualname: str) -> bool:
-    spec = torch_api.nn_module(qualname)
-    return spec is not None and spec.loss
 
 
 def _literal_ndim(node: cst.BaseExpression) -> int | None:
@@ -777,15 +773,7 @@ def _is_true_keyword(args: Args, name: str) -> bool:
 
 def _first_origin(value: Value) -> Origin | None:
     """The origin of the first part of a value that has one (a dataset item's tensors)."""
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if current.origin is not None:
-            return current.origin
-        stack.extend(current.items or ())
-        if current.element is not None:
-            stack.append(current.element)
-    return None
+    return next((part.origin for part in parts(value) if part.origin is not None), None)
 
 
 def _literal_int(given: tuple[cst.BaseExpression, Value] | None, default: int) -> int | None:

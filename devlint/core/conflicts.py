@@ -151,7 +151,7 @@ def _cause(clash: Clash, event: object, module: Operand | None, facts: Facts) ->
         return Cause.PLAIN_ATTRIBUTE
     involves_module = module is not None and module in (clash.first, clash.second)
     qualname = module.value.ref if involves_module and isinstance(module.value.ref, str) else ""
-    if clash.first is module and qualname and _is_loss(qualname):
+    if clash.first is module and qualname and torch_api.is_loss(qualname):
         return Cause.LOSS_WEIGHT  # the criterion's own weight is on the cpu
     if tag == NO_DEVICE and event.function is not None:
         partner = clash.second.value.origin
@@ -163,7 +163,7 @@ def _cause(clash: Clash, event: object, module: Operand | None, facts: Facts) ->
         return Cause.INDEX
     if clash.first.role in LOSS_WEIGHTS or clash.second.role in LOSS_WEIGHTS:
         return Cause.LOSS_WEIGHT
-    if qualname and _is_loss(qualname):
+    if qualname and torch_api.is_loss(qualname):
         return Cause.LOSS_WEIGHT
     return Cause.GENERIC
 
@@ -196,8 +196,3 @@ def _wrapper_output_on_another_gpu(clash: Clash) -> bool:
 def _inside(facts: Facts, node: object, body: object) -> bool:
     (start, end), (outer_start, outer_end) = facts.span_of(node), facts.span_of(body)
     return outer_start <= start and end <= outer_end
-
-
-def _is_loss(qualname: str) -> bool:
-    spec = torch_api.nn_module(qualname)
-    return spec is not None and spec.loss

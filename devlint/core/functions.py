@@ -15,7 +15,7 @@ from devlint.core.calls import CALL_RESULT
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.statements import Frame, StatementWalker
-from devlint.core.syntax import is_device_name, is_loader_name
+from devlint.core.syntax import is_device_name, is_loader_name, words_in
 from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all
 
 MAX_CALL_DEPTH = 4
@@ -152,7 +152,7 @@ def _is_tensor_input(info: FunctionInfo, param: cst.Param, index: int) -> bool:
     """The first input of ``forward``, or any module-method parameter annotated as a tensor."""
     annotation = param.annotation
     if annotation is not None:
-        return "Tensor" in cst.Module([]).code_for_node(annotation.annotation)
+        return any("Tensor" in word for word, _ in words_in(annotation.annotation))
     return info.name == "forward" and index == 0
 
 

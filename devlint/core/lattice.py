@@ -64,7 +64,6 @@ UNKNOWN = _Special("unknown")
 MAYBE_ACCEL = _Special("cuda when available")
 CPU = Concrete("cpu")
 MODULE_DEVICE = Symbol("the module's device")  # inside an nn.Module: its parameters and inputs
-CUDA = Concrete("cuda")
 
 
 def _in_accel_group(device: Device) -> bool:

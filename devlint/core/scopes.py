@@ -36,8 +36,7 @@ class ClassInfo:
 
     ``attrs`` are the values of ``self.<name>`` after ``__init__`` as seen from
     the other methods; ``stateful`` whether instances own parameters or buffers
-    (modules); ``item`` what ``__getitem__`` returns (datasets);
-    ``moves_itself`` whether ``__init__`` moves the module to a device.
+    (modules); ``moves_itself`` whether ``__init__`` moves the module to a device.
     """
 
     node: cst.ClassDef
@@ -45,7 +44,6 @@ class ClassInfo:
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
     stateful: bool | None = None
-    item: Value | None = None
     moves_itself: bool = False
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import libcst as cst
 
@@ -10,7 +11,6 @@ from devlint.core.lattice import Concrete
 
 _DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
 _GUARD_WORDS = ("cuda", "gpu", "accel", "mps", "device", "available")
-DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hpu", "npu", "xla")
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -69,22 +69,24 @@ def mentions_accelerator(node: cst.CSTNode) -> bool:
     ``device.type == "cuda"``: under such a test, cpu and the accelerator join
     to "the accelerator when there is one" instead of unknown.
     """
+    return any(word in text.lower() for text, _ in words_in(node) for word in _GUARD_WORDS)
+
+
+def words_in(node: cst.CSTNode) -> Iterator[tuple[str, bool]]:
+    """The names, attribute names and string literals of an expression, each with whether it
+    is a string (``args.gpu`` → ``gpu``, ``args``; ``"cuda"`` → ``"cuda"``)."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Name):
-            text = current.value
+            yield current.value, False
         elif isinstance(current, cst.Attribute):
-            text = current.attr.value
+            yield current.attr.value, False
             stack.append(current.value)
         elif isinstance(current, cst.SimpleString):
-            text = current.value
+            yield current.value, True
         else:
             stack.extend(_operands(current))
-            continue
-        if any(word in text.lower() for word in _GUARD_WORDS):
-            return True
-    return False
 
 
 def _operands(node: cst.CSTNode) -> list[cst.CSTNode]:

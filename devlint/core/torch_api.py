@@ -101,6 +101,12 @@ def nn_module(qualname: str) -> ModuleSpec | None:
     return spec
 
 
+def is_loss(qualname: str) -> bool:
+    """Whether the qualified name is a torch.nn loss class ("torch.nn.CrossEntropyLoss")."""
+    spec = nn_module(qualname)
+    return spec is not None and spec.loss
+
+
 def is_optimizer(qualname: str) -> bool:
     """Whether the qualified name is a torch.optim optimizer class ("torch.optim.Adam")."""
     return qualname in _table().optimizers

@@ -7,6 +7,7 @@ from `train_loader`"), so every finding can name where each side came from.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -225,14 +226,17 @@ def batch_part(batch: Value) -> Value:
     return Value(Kind.TENSOR, batch.device, batch.origin, ndim=1)
 
 
-def accelerator_inside(value: Value) -> Device | None:
-    """An accelerator device anywhere inside ``value`` (a dataset item), else None."""
+def parts(value: Value) -> Iterator[Value]:
+    """``value`` and everything inside it: items, elements, their items…"""
     stack = [value]
     while stack:
         current = stack.pop()
-        if can_be_accelerator(current.device):
-            return current.device
+        yield current
         stack.extend(current.items or ())
         if current.element is not None:
             stack.append(current.element)
-    return None
+
+
+def accelerator_inside(value: Value) -> Device | None:
+    """An accelerator device anywhere inside ``value`` (a dataset item), else None."""
+    return next((part.device for part in parts(value) if can_be_accelerator(part.device)), None)

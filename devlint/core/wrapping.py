@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.core.scopes import WrapperInfo
-from devlint.core.syntax import is_rank_name
-from devlint.core.values import WRAPPED_STATE, Origin, Value
+from devlint.core.syntax import is_rank_name, words_in
+from devlint.core.values import WRAPPED_STATE, Origin, Value, parts
 from devlint.diagnostic import Severity
 
 
@@ -27,25 +27,12 @@ def only_when_wrapped(info: WrapperInfo) -> str:
 
 def wrapped_state_in(value: Value) -> Origin | None:
     """Where a payload holds a ``state_dict()`` taken through a wrapper, if it does."""
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if current.origin is not None and current.origin.tag == WRAPPED_STATE:
-            return current.origin
-        stack.extend(current.items or ())
-        if current.element is not None:
-            stack.append(current.element)
-    return None
+    tagged = (part.origin for part in parts(value) if part.origin is not None)
+    return next((origin for origin in tagged if origin.tag == WRAPPED_STATE), None)
 
 
 def mentions_rank(node: cst.CSTNode | None) -> bool:
     """``local_rank``, ``args.gpu``, ``f"cuda:{rank}"``: an expression naming a process's GPU."""
-    stack = [node] if node is not None else []
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and is_rank_name(current.value):
-            return True
-        if isinstance(current, cst.Attribute) and is_rank_name(current.attr.value):
-            return True
-        stack.extend(current.children)
-    return False
+    return node is not None and any(
+        is_rank_name(word) for word, is_string in words_in(node) if not is_string
+    )

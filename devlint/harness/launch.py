@@ -245,16 +245,5 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def count_gpus(answer: str) -> None:
-    """Write how many CUDA devices torch sees (for ``--backend auto``)."""
-    try:
-        import torch
-
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    except ImportError:
-        count = 0
-    Path(answer).write_text(str(count))
-
-
 if __name__ == "__main__":
     sys.exit(main())
