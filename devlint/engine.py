@@ -1,9 +1,16 @@
-"""One file in, diagnostics out: parse, analyse once, run the enabled rules, apply noqa."""
+"""One file in, diagnostics out: parse, analyse once, run the enabled rules, apply noqa.
+
+Fixes are built only when asked for (``LintReport.fix_for``): building them costs
+more than the analysis, and most callers (flake8, the editor's diagnostics) never
+show them.
+"""
 
 from __future__ import annotations
 
 import re
 import tokenize
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from io import BytesIO
 from pathlib import Path
 
@@ -11,14 +18,47 @@ import libcst as cst
 
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
-from devlint.diagnostic import Diagnostic
+from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.limits import complexity_problem
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
-from devlint.rule import Rule
+from devlint.rule import FixBuilder, Rule
 from devlint.rules import all_rules
 from devlint.selection import is_enabled
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.I)
+
+
+@dataclass
+class LintReport:
+    """One file's diagnostics (their ``fix`` unset) and their fixes, each built on request.
+
+    The report keeps the file's analysis alive so that a fix can be built later,
+    e.g. when an editor asks for code actions on the version it published.
+    """
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    facts: Facts | None = field(default=None, repr=False)
+    builders: dict[Diagnostic, FixBuilder] = field(default_factory=dict, repr=False)
+    _fixes: dict[Diagnostic, SuggestedFix | None] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    def fix_for(self, diagnostic: Diagnostic) -> SuggestedFix | None:
+        """The fix of one of ``diagnostics``, built on the first request and remembered.
+
+        A builder that raises (a bug in a rule) raises here once; the diagnostic
+        then has no fix, and the builder is not run again.
+        """
+        if diagnostic not in self._fixes:
+            self._fixes[diagnostic] = None
+            builder = self.builders.get(diagnostic)
+            fix = builder() if builder is not None else None
+            self._fixes[diagnostic] = fix.suggestion(self.facts) if fix is not None else None
+        return self._fixes[diagnostic]
+
+    def with_fixes(self) -> list[Diagnostic]:
+        """The diagnostics with every fix built (``devlint check``, ``--fix``)."""
+        return [replace(d, fix=self.fix_for(d)) for d in self.diagnostics]
 
 
 def lint_source(
@@ -27,32 +67,55 @@ def lint_source(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     honour_noqa: bool = True,
+    fixes: bool = True,
 ) -> list[Diagnostic]:
-    """Diagnostics for one file's text. Never raises: failures become notices."""
+    """Diagnostics for one file's text, with their fixes unless ``fixes`` is false.
+
+    Never raises: failures become notices; a fix that fails to build makes the
+    whole file a DVL003 notice, as a failing analysis does.
+    """
+    report = lint_report(source, path, settings, honour_noqa=honour_noqa)
+    if not fixes:
+        return report.diagnostics
+    try:
+        return report.with_fixes()
+    except Exception as error:  # a bug in a rule's fix must not stop the run
+        return [_failure(path, error)]
+
+
+def lint_report(
+    source: str,
+    path: str = "<stdin>",
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    honour_noqa: bool = True,
+) -> LintReport:
+    """One file's diagnostics, their fixes not built yet. Never raises: failures become notices."""
     rules = [rule() for rule in all_rules() if _enabled(rule, settings, path)]
     if not rules or "torch" not in source:
-        return []
+        return LintReport()
     problem = complexity_problem(source)  # LibCST could take minutes, gigabytes or crash
     if problem is not None:
-        return [notice(path, TOO_COMPLEX, f"{problem} (skipped)")]
+        return LintReport([notice(path, TOO_COMPLEX, f"{problem} (skipped)")])
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         message = f"cannot parse: {error.message} (not analysed)"
-        return [notice(path, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))]
+        return LintReport(
+            [notice(path, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))]
+        )
     except Exception as error:  # LibCST raises assorted errors on odd input
-        return [notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")]
+        return LintReport([notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")])
     try:
         facts = analyse(module, settings, source)
-        diagnostics = _first_per_place(_diagnostics(facts, rules, path))
-    except RecursionError:
-        return [notice(path, TOO_COMPLEX, "code nested too deeply to analyse (skipped)")]
+        found = _first_per_place(_diagnostics(facts, rules, path))
     except Exception as error:  # one bad file must not stop the run
-        message = f"internal error: {type(error).__name__}: {error}"
-        return [notice(path, INTERNAL_ERROR, message)]
+        return LintReport([_failure(path, error)])
+    diagnostics = list(found)
     if honour_noqa and diagnostics:  # most files: nothing to look up
         diagnostics = _drop_noqa(diagnostics, source)
-    return diagnostics
+    builders = {d: found[d] for d in diagnostics if found[d] is not None}
+    return LintReport(diagnostics, facts if builders else None, builders)  # facts: for fixes
 
 
 def lint_file(
@@ -85,23 +148,30 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     return text.removeprefix("\ufeff"), ""
 
 
-def _first_per_place(diagnostics) -> list[Diagnostic]:
-    """One diagnostic per code and place (a node analysed in several contexts), sorted."""
-    unique: dict[tuple[int, int, str], Diagnostic] = {}
-    for diagnostic in diagnostics:
-        unique.setdefault((diagnostic.line, diagnostic.column, diagnostic.code), diagnostic)
-    return [unique[key] for key in sorted(unique)]
+def _first_per_place(
+    found: Iterable[tuple[Diagnostic, FixBuilder | None]],
+) -> dict[Diagnostic, FixBuilder | None]:
+    """One diagnostic per code and place (a node analysed in several contexts), sorted,
+    each with the fix builder of the finding it came from."""
+    unique: dict[tuple[int, int, str], tuple[Diagnostic, FixBuilder | None]] = {}
+    for diagnostic, builder in found:
+        place = (diagnostic.line, diagnostic.column, diagnostic.code)
+        unique.setdefault(place, (diagnostic, builder))
+    return dict(unique[place] for place in sorted(unique))
 
 
 def _enabled(rule: type[Rule], settings: Settings, path: str) -> bool:
     return is_enabled(rule.meta.code, rule.meta.default_enabled, settings, path)
 
 
-def _diagnostics(facts: Facts, rules: list[Rule], path: str):
+def _diagnostics(
+    facts: Facts, rules: list[Rule], path: str
+) -> Iterator[tuple[Diagnostic, FixBuilder | None]]:
+    """Each finding as a diagnostic without its fix, and the builder of that fix."""
     for rule in rules:
         for finding in rule.check(facts):
             start, end = facts.span_of(finding.node)
-            yield Diagnostic(
+            diagnostic = Diagnostic(
                 path,
                 start[0],
                 start[1],
@@ -110,8 +180,15 @@ def _diagnostics(facts: Facts, rules: list[Rule], path: str):
                 rule.meta.code,
                 finding.message,
                 finding.severity,
-                finding.fix.suggestion(facts) if finding.fix is not None else None,
             )
+            yield diagnostic, finding.fix
+
+
+def _failure(path: str, error: Exception) -> Diagnostic:
+    """The notice for an analysis or a fix that raised: too deep a file, or a devlint bug."""
+    if isinstance(error, RecursionError):
+        return notice(path, TOO_COMPLEX, "code nested too deeply to analyse (skipped)")
+    return notice(path, INTERNAL_ERROR, f"internal error: {type(error).__name__}: {error}")
 
 
 def _drop_noqa(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:

@@ -7,7 +7,7 @@ and yields findings. Rules never walk the tree for devices themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -70,14 +70,23 @@ class Fix:
         return SuggestedFix(self.title, self.safe, (edit,))
 
 
+FixBuilder = Callable[[], Fix | None]
+"""Builds a finding's fix when someone asks for it (``functools.partial(_fix, facts, ...)``)."""
+
+
 @dataclass(frozen=True)
 class Finding:
-    """A rule's verdict on one node; the engine turns it into a Diagnostic."""
+    """A rule's verdict on one node; the engine turns it into a Diagnostic.
+
+    ``fix`` is a builder, not a fix: building one costs more than finding the bug
+    (parent maps, code generation), and only ``--fix`` and an editor's code
+    actions ask for it. It returns None when no fix can be made after all.
+    """
 
     node: cst.CSTNode
     message: str
     severity: Severity
-    fix: Fix | None = None
+    fix: FixBuilder | None = None
 
 
 class Rule:

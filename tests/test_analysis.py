@@ -36,68 +36,106 @@ PRELUDE = "import torch\nfrom torch import nn\n"
 CASES = {
     "factory default is cpu": ("x = torch.zeros(3)\nreveal(x)", CPU),
     "factory with device": ("x = torch.zeros(3, device='cuda:1')\nreveal(x)", Concrete("cuda", 1)),
-    "torch.device with index": ("d = torch.device('cuda', 1)\nreveal(torch.ones(2).to(d))",
-                                Concrete("cuda", 1)),
+    "torch.device with index": (
+        "d = torch.device('cuda', 1)\nreveal(torch.ones(2).to(d))",
+        Concrete("cuda", 1),
+    ),
     "availability idiom": (
         "d = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
-        "reveal(torch.ones(2).to(d))", MAYBE_ACCEL),
+        "reveal(torch.ones(2).to(d))",
+        MAYBE_ACCEL,
+    ),
     "guarded module move": (
         "m = nn.Linear(2, 2)\nif torch.cuda.is_available():\n    m.cuda()\nreveal(m)",
-        MAYBE_ACCEL),
+        MAYBE_ACCEL,
+    ),
     "unguarded branches join to unknown": (
-        "x = torch.zeros(2)\nif flag:\n    x = x.cuda()\nreveal(x)", UNKNOWN),
+        "x = torch.zeros(2)\nif flag:\n    x = x.cuda()\nreveal(x)",
+        UNKNOWN,
+    ),
     "device variable symbol": ("reveal(torch.ones(2).to(args.device))", Symbol("args.device")),
-    "x.device follows x": ("a = torch.ones(2).cuda()\nreveal(torch.zeros(2, device=a.device))",
-                           CUDA),
+    "x.device follows x": (
+        "a = torch.ones(2).cuda()\nreveal(torch.zeros(2, device=a.device))",
+        CUDA,
+    ),
     "to(other tensor)": ("a = torch.ones(2).cuda()\nreveal(torch.zeros(2).to(a))", CUDA),
     "to(dtype) keeps device": ("reveal(torch.zeros(2).cuda().to(torch.float16))", CUDA),
     "cpu()": ("reveal(torch.zeros(2).cuda().cpu())", CPU),
     "tuple unpacking": ("a, (b, c) = torch.zeros(1), (torch.ones(1).cuda(), 3)\nreveal(b)", CUDA),
     "walrus": ("if (y := torch.ones(2).cuda()) is not None:\n    pass\nreveal(y)", CUDA),
     "augmented assignment keeps the target": (
-        "t = torch.zeros(2)\nt += torch.ones(2)\nreveal(t)", CPU),
+        "t = torch.zeros(2)\nt += torch.ones(2)\nreveal(t)",
+        CPU,
+    ),
     "for target over a list of moved tensors": (
-        "for t in [torch.ones(1).cuda(), torch.zeros(1).cuda()]:\n    reveal(t)", CUDA),
+        "for t in [torch.ones(1).cuda(), torch.zeros(1).cuda()]:\n    reveal(t)",
+        CUDA,
+    ),
     "loop reaches a fixpoint": (
-        "h = torch.zeros(2)\nfor i in range(3):\n    h = h.cuda()\nreveal(h)", UNKNOWN),
+        "h = torch.zeros(2)\nfor i in range(3):\n    h = h.cuda()\nreveal(h)",
+        UNKNOWN,
+    ),
     "early return leaves the join": (
         "def f(x):\n    if x is None:\n        return torch.zeros(1)\n    return torch.ones(1)\n"
-        "reveal(f(1))", CPU),
+        "reveal(f(1))",
+        CPU,
+    ),
     "raise removes a path": (
-        "x = torch.zeros(2)\nif bad:\n    x = x.cuda()\n    raise ValueError\nreveal(x)", CPU),
+        "x = torch.zeros(2)\nif bad:\n    x = x.cuda()\n    raise ValueError\nreveal(x)",
+        CPU,
+    ),
     "continue removes a path from the loop body": (
         "for i in range(3):\n    x = torch.zeros(1).cuda()\n    if i:\n        x = x.cpu()\n"
-        "        continue\n    reveal(x)", CUDA),
+        "        continue\n    reveal(x)",
+        CUDA,
+    ),
     "try joins the handler": (
         "try:\n    x = torch.zeros(1).cuda()\nexcept RuntimeError:\n    x = torch.zeros(1)\n"
-        "reveal(x)", UNKNOWN),
-    "with binds its body": ("with torch.no_grad():\n    x = torch.zeros(1).cuda()\nreveal(x)",
-                            CUDA),
+        "reveal(x)",
+        UNKNOWN,
+    ),
+    "with binds its body": (
+        "with torch.no_grad():\n    x = torch.zeros(1).cuda()\nreveal(x)",
+        CUDA,
+    ),
     "comprehension element": ("xs = [t.cuda() for t in batch]\nreveal(xs[0])", CUDA),
     "local helper return value": (
         "def to_device(batch, device):\n    return [b.to(device) for b in batch]\n"
         "dev = torch.device('cuda:0')\nx, y = to_device(data, dev)\nreveal(y)",
-        Concrete("cuda", 0)),
+        Concrete("cuda", 0),
+    ),
     "attribute across methods": (
         "class T:\n    def __init__(self, m):\n        self.m = m.cuda()\n"
-        "    def run(self, x):\n        reveal(self.m)\nT(nn.Linear(1, 1)).run(1)", CUDA),
-    "module moves in place": ("m = nn.Linear(1, 1)\nm.to('cuda:1')\nreveal(m)",
-                              Concrete("cuda", 1)),
+        "    def run(self, x):\n        reveal(self.m)\nT(nn.Linear(1, 1)).run(1)",
+        CUDA,
+    ),
+    "module moves in place": (
+        "m = nn.Linear(1, 1)\nm.to('cuda:1')\nreveal(m)",
+        Concrete("cuda", 1),
+    ),
     "tensor does not move in place": ("x = torch.zeros(1)\nx.to('cuda')\nreveal(x)", CPU),
     "submodule inside forward is on the module's device": (
         "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.fc = nn.Linear(1, 1)\n    def forward(self, x):\n        reveal(self.fc)\n",
-        MODULE_DEVICE),
+        MODULE_DEVICE,
+    ),
     "user module instance is created on cpu": (
         "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.fc = nn.Linear(1, 1)\nreveal(N())", CPU),
+        "        self.fc = nn.Linear(1, 1)\nreveal(N())",
+        CPU,
+    ),
     "loader batches are on cpu": (
         "from torch.utils.data import DataLoader\nfor x, y in DataLoader(ds):\n    reveal(y)",
-        CPU),
-    "parameter named device": ("def f(device):\n    reveal(torch.ones(1).to(device))",
-                               Symbol("device")),
-    "aliases": ("import torch as T\nfrom torch import zeros\nreveal(T.cat([zeros(1).cuda()]))",
-                CUDA),
+        CPU,
+    ),
+    "parameter named device": (
+        "def f(device):\n    reveal(torch.ones(1).to(device))",
+        Symbol("device"),
+    ),
+    "aliases": (
+        "import torch as T\nfrom torch import zeros\nreveal(T.cat([zeros(1).cuda()]))",
+        CUDA,
+    ),
     "extra device names from settings": ("reveal(torch.ones(1).to(accel))", Symbol("accel")),
 }
 

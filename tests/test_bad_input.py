@@ -9,22 +9,12 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from snippets import DISCARDED, MIXED
 
 from devlint import engine
 from devlint.config import Settings
 from devlint.files import iter_python_files
 from devlint.frontends import cli
-
-MIXED = """\
-import torch
-
-
-def run():
-    a = torch.zeros(3, device="cuda")
-    b = torch.ones(3)
-    return a + b
-"""
-DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
 
 running_as_root = pytest.mark.skipif(
     hasattr(os, "geteuid") and os.geteuid() == 0,

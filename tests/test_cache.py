@@ -7,6 +7,7 @@ import multiprocessing
 from pathlib import Path
 
 import pytest
+from snippets import DISCARDED, MIXED
 
 from devlint import cache as cache_module
 from devlint.cache import CACHE_DIR_NAME, ResultCache, lint_file_cached
@@ -15,16 +16,6 @@ from devlint.diagnostic import Diagnostic, Severity
 from devlint.engine import lint_file
 from devlint.frontends import cli
 
-MIXED = """\
-import torch
-
-
-def run():
-    a = torch.zeros(3, device="cuda")
-    b = torch.ones(3)
-    return a + b
-"""
-DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
 SETTINGS = Settings()
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from snippets import DISCARDED, MIXED
 
 from devlint.config import (
     DEFAULT_SETTINGS,
@@ -15,17 +16,6 @@ from devlint.config import (
     load_settings,
     load_settings_file,
 )
-
-MIXED = """\
-import torch
-
-
-def run():
-    a = torch.zeros(3, device="cuda")
-    b = torch.ones(3)
-    return a + b
-"""
-DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
 
 
 def devlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

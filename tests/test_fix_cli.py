@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from snippets import DISCARDED
 
 from devlint import fix
 from devlint.frontends import cli
 
-DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
 DISCARDED_FIXED = 'import torch\n\nx = torch.ones(3)\nx = x.to("cuda")\n'
 ATTRIBUTE = """\
 import torch

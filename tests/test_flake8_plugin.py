@@ -9,6 +9,7 @@ from argparse import Namespace
 from pathlib import Path
 
 import pytest
+from snippets import DISCARDED
 
 from devlint.frontends.flake8_plugin import Plugin
 from devlint.rules import all_rules
@@ -22,7 +23,6 @@ def run():
     b = torch.ones(3)
     return a + b{comment}
 """
-DISCARDED = 'import torch\n\nx = torch.ones(3)\nx.to("cuda")\n'
 
 
 def flake8(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -157,3 +157,17 @@ def test_linting_and_the_harness_commands_do_not_import_torch():
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
+
+
+def test_devlint_check_does_not_import_the_harness():
+    """Every pre-commit run pays devlint's start-up: the harness loads for its own commands only."""
+    code = (
+        "import sys\n"
+        "from devlint.frontends.cli import main\n"
+        "assert main(['check', '--no-cache', 'rules/DVL101-mixed-device-operands/bad.py']) == 1\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('devlint.harness.'))\n"
+        "assert loaded == ['devlint.harness.commands'], loaded\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()

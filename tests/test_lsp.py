@@ -15,20 +15,12 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 from pygls.workspace import PositionCodec
+from snippets import MIXED
 
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.frontends.lsp import Options, to_lsp_diagnostic
 
 TIMEOUT = 30.0
-MIXED = """\
-import torch
-
-
-def run():
-    a = torch.zeros(3, device="cuda")
-    b = torch.ones(3)
-    return a + b
-"""
 MIXED_RANGE = ((6, 11), (6, 16))  # `a + b`, 0-based line and UTF-16 character
 CLEAN = MIXED.replace("torch.ones(3)", 'torch.ones(3, device="cuda")')
 DISCARDED = """\

@@ -44,8 +44,9 @@ def _check_every_rule(source: str) -> None:
     for rule in all_rules():
         for finding in rule().check(facts):
             facts.span_of(finding.node)
-            if finding.fix is not None:
-                finding.fix.suggestion(facts)
+            fix = finding.fix() if finding.fix is not None else None
+            if fix is not None:
+                fix.suggestion(facts)
 
 
 def _never_raises(source: str) -> None:

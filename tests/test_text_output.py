@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from snippets import MIXED
 
 from devlint.diagnostic import Diagnostic, Severity, SourceEdit, SuggestedFix
 from devlint.frontends.text_output import Painter, source_excerpt, summary
@@ -16,15 +17,6 @@ from devlint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSI = "\x1b["
-MIXED = """\
-import torch
-
-
-def run():
-    a = torch.zeros(3, device="cuda")
-    b = torch.ones(3)
-    return a + b
-"""
 
 
 def devlint(

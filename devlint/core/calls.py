@@ -511,10 +511,8 @@ class CallEvaluator(WrapperEvaluator):
         """``self.register_buffer("mask", t)`` binds ``self.mask`` to a buffer."""
         label, given = args.get(0, "name"), args.get(1)
         owner = dotted_name(receiver_node)
-        attribute = (
-            label[0].evaluated_value if label and isinstance(label[0], cst.SimpleString) else None
-        )
-        if owner is not None and isinstance(attribute, str) and given is not None:
+        attribute = string_value(label[0]) if label else None
+        if owner is not None and attribute is not None and given is not None:
             value = given[1]
             if name == "register_buffer" or name == "register_parameter":
                 value = Value(

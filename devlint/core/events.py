@@ -215,7 +215,7 @@ class Facts:
     def span_of(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
         """(line, column) of the start and end of ``node``; 1-based lines, 0-based columns."""
         if self._positions is None:
-            self._positions = Positions(self.module, self.source)
+            self._positions = Positions(self.module)
         return self._positions.span(node)
 
     def line_of(self, node: cst.CSTNode) -> int:

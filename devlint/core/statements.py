@@ -13,7 +13,7 @@ from devlint.core.events import DiscardedTransfer, Operand
 from devlint.core.expressions import is_tensor_like
 from devlint.core.lattice import Symbol, is_known
 from devlint.core.scopes import ClassInfo
-from devlint.core.syntax import dotted_name, mentions_accelerator, wrapper_test
+from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
 from devlint.core.values import (
     NONE_VALUE,
     SCALAR_VALUE,
@@ -283,11 +283,7 @@ class StatementWalker(CallEvaluator):
         if path is None or not (_is_container(container) or _is_batch_part(container)):
             return
         key = target.slice[0].slice if len(target.slice) == 1 else None
-        name = (
-            key.value.evaluated_value
-            if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString)
-            else None
-        )
+        name = string_value(key.value) if isinstance(key, cst.Index) else None
         if container.kind is Kind.MAPPING and container.keys is not None and name is not None:
             keys = container.keys if name in container.keys else (*container.keys, name)
             items = dict(zip(container.keys, container.items or (), strict=False))

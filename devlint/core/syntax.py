@@ -54,12 +54,20 @@ def parse_device_string(text: str) -> Concrete | None:
     return Concrete(match.group(1), int(index) if index is not None else None)
 
 
-def string_value(node: cst.BaseExpression) -> str | None:
-    """The value of a plain string literal, else None."""
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
+def string_value(node: cst.BaseExpression | None) -> str | None:
+    """The value of a plain string literal, else None.
+
+    A literal without prefix or backslash is its text between the quotes:
+    reading it so skips ``literal_eval``, which parses a module per call.
+    """
+    if not isinstance(node, cst.SimpleString):
+        return None
+    raw = node.value
+    if raw[0] in "'\"" and "\\" not in raw:
+        quotes = 3 if raw[:3] in ('"""', "'''") else 1
+        return raw[quotes:-quotes]
+    value = node.evaluated_value
+    return value if isinstance(value, str) else None
 
 
 def mentions_accelerator(node: cst.CSTNode) -> bool:

@@ -13,16 +13,15 @@ import argparse
 import contextlib
 import json
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 from devlint import __version__
-from devlint.cache import ResultCache, default_cache_dir, lint_file_cached
+from devlint.cache import ResultCache, default_cache_dir
 from devlint.config import ConfigError, Settings, is_code, load_settings, load_settings_file
 from devlint.diagnostic import Diagnostic
 from devlint.engine import decode_source, lint_file, lint_source
@@ -30,17 +29,20 @@ from devlint.files import Entry, MissingPathError, iter_python_files
 from devlint.fix import fix_bytes, fix_file
 from devlint.frontends.sarif import print_sarif
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
-from devlint.harness.cli import add_commands as add_harness_commands
-from devlint.memory import release_freed_memory
-from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
+from devlint.harness.commands import add_commands as add_harness_commands
+from devlint.notices import NOTICE_SUMMARIES, UNREADABLE, notice
 from devlint.rule_docs import rule_page
 from devlint.rules import all_rules
 from devlint.selection import is_enabled
+from devlint.workers import (
+    IN_PROCESS_BELOW,
+    MAX_CHUNK,
+    guarded,
+    ignore_interrupts,
+    lint_files,
+)
 
 STDIN = "-"
-IN_PROCESS_BELOW = 16
-"""Fewer files than this are linted in-process: starting workers costs more."""
-MAX_CHUNK = 64
 
 
 class UsageError(Exception):
@@ -211,11 +213,11 @@ def _check(args: argparse.Namespace) -> int:
     diagnostics = [_skipped(entry) for entry in entries if entry.skip_reason is not None]
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
-    diagnostics += _lint_files(files, settings, args.jobs, _result_cache(args, settings))
+    diagnostics += lint_files(files, settings, args.jobs, _result_cache(args, settings), lint_file)
     checked = len(files)
     if STDIN in args.paths:
         name = args.stdin_filename or "<stdin>"
-        diagnostics += _guarded(name, partial(_lint_stdin, name, settings))
+        diagnostics += guarded(name, partial(_lint_stdin, name, settings))
         checked += 1
     diagnostics = sorted(
         (d for d in diagnostics if _notice_enabled(d, settings)),
@@ -267,63 +269,11 @@ def _result_cache(args: argparse.Namespace, settings: Settings) -> ResultCache |
     return ResultCache.open(args.cache_dir or default_cache_dir(settings), settings)
 
 
-def _lint_files(
-    files: list[Path], settings: Settings, jobs: int, results: ResultCache | None = None
-) -> list[Diagnostic]:
-    cached: list[Diagnostic] = []
-    if results is not None:  # only the files the cache does not know go to workers
-        cached, files = results.lookup(files)
-    if jobs == 1 or len(files) < IN_PROCESS_BELOW:
-        return cached + _lint_chunk(files, settings, results)
-    size = max(1, min(MAX_CHUNK, len(files) // (jobs * 4)))
-    chunks = [files[start : start + size] for start in range(0, len(files), size)]
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupts)
-    try:
-        futures = [(pool.submit(_lint_chunk, chunk, settings, results), chunk) for chunk in chunks]
-        return cached + [d for future, chunk in futures for d in _chunk_result(future, chunk)]
-    finally:
-        pool.shutdown(cancel_futures=True)
-
-
-def _chunk_result(future: Future[list[Diagnostic]], chunk: list[Path]) -> list[Diagnostic]:
-    try:
-        return future.result()
-    except Exception as error:  # a worker died (a crash in the parser)
-        message = f"internal error: worker process failed: {type(error).__name__}: {error}"
-        return [notice(str(path), INTERNAL_ERROR, message) for path in chunk]
-
-
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the main process, which stops them without tracebacks."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _lint_chunk(
-    files: list[Path], settings: Settings, results: ResultCache | None = None
-) -> list[Diagnostic]:
-    if results is None:
-        lint = partial(lint_file, settings=settings)
-    else:
-        lint = partial(lint_file_cached, settings=settings, results=results, lint=lint_file)
-    diagnostics = [d for path in files for d in _guarded(str(path), partial(lint, path))]
-    release_freed_memory()
-    return diagnostics
-
-
 def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
     source, problem = decode_source(sys.stdin.buffer.read())
     if source is None:
         return [notice(name, UNREADABLE, f"cannot decode standard input: {problem}")]
     return lint_source(source, name, settings)
-
-
-def _guarded(name: str, lint: Callable[[], list[Diagnostic]]) -> list[Diagnostic]:
-    """``lint()``, with any failure turned into a DVL003 notice naming the file."""
-    try:
-        return lint()
-    except Exception as error:  # one bad file must not stop the run
-        message = f"internal error: {type(error).__name__}: {error}"
-        return [notice(name, INTERNAL_ERROR, message)]
 
 
 # fix ------------------------------------------------------------------------
@@ -340,7 +290,7 @@ def _fix(
         results = [fix(path) for path in files]
     else:
         size = max(1, min(MAX_CHUNK, len(files) // (args.jobs * 4)))
-        with ProcessPoolExecutor(max_workers=args.jobs, initializer=_ignore_interrupts) as pool:
+        with ProcessPoolExecutor(max_workers=args.jobs, initializer=ignore_interrupts) as pool:
             results = list(pool.map(fix, files, chunksize=size))
     stdin = STDIN in args.paths
     if stdin:

@@ -1,6 +1,6 @@
 """``devlint lsp``: diagnostics and quick fixes in the editor (pygls 2, stdio).
 
-A thin adapter over ``devlint.engine.lint_source``:
+A thin adapter over ``devlint.engine.lint_report``:
 
 - A document is linted when it is opened or saved, and ``debounceMs`` (200 by
   default) after the last change. Each result is published with the version
@@ -23,10 +23,13 @@ A thin adapter over ``devlint.engine.lint_source``:
   units unless it negotiated another encoding, and pygls' codec converts.
 - Each diagnostic has its rule's code and a ``codeDescription`` link to the
   rule's page (``devlint.rule_docs``; initialization option ``docsUrl``).
-- Quick fixes come from each diagnostic's ``fix`` (safe ones preferred,
-  unsafe ones titled "(unsafe)"), and ``source.fixAll.devlint`` applies every
-  safe fix that overlaps no other; they are offered only for the version the
-  diagnostics were computed for, as versioned edits.
+- Quick fixes are the rules' fixes (safe ones preferred, unsafe ones titled
+  "(unsafe)"), and ``source.fixAll.devlint`` applies every safe fix that
+  overlaps no other; they are offered only for the version the diagnostics
+  were computed for, as versioned edits. Publishing builds no fix: a code
+  action request builds those of the diagnostics it is about (all of them for
+  the fix-all), once per version. A fix that fails to build is logged and not
+  offered; the other fixes and the diagnostics are unaffected.
 """
 
 from __future__ import annotations
@@ -48,8 +51,8 @@ from pygls.workspace import PositionCodec
 
 from devlint import __version__
 from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
-from devlint.diagnostic import Diagnostic, Severity
-from devlint.engine import lint_source
+from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
+from devlint.engine import LintReport, lint_report
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
 from devlint.rule_docs import docs_url
 
@@ -106,10 +109,15 @@ class QuickFix:
 
 @dataclass
 class Published:
-    """What was last published for a document, for code actions on that version."""
+    """What was last published for a document, for code actions on that version: each
+    diagnostic as sent and as linted, the report that builds their fixes, and what
+    converts the fixes' positions to client units."""
 
     version: int | None
-    entries: list[tuple[types.Diagnostic, QuickFix | None]] = field(default_factory=list)
+    entries: list[tuple[types.Diagnostic, Diagnostic]] = field(default_factory=list)
+    report: LintReport = field(default_factory=LintReport)
+    lines: Sequence[str] = ()
+    codec: PositionCodec = field(default_factory=PositionCodec)
 
 
 class DevlintLanguageServer(LanguageServer):
@@ -190,13 +198,13 @@ class DevlintLanguageServer(LanguageServer):
         try:
             settings = self.settings_for(path)
             # In a thread, so that the event loop keeps reading messages meanwhile.
-            diagnostics = await asyncio.to_thread(lint_source, source, path or uri, settings)
+            report = await asyncio.to_thread(lint_report, source, path or uri, settings)
             if (
                 uri not in self.open_uris
                 or self.workspace.get_text_document(uri).version != version
             ):
                 return  # edited meanwhile: the lint of the newer version is scheduled
-            self.publish(uri, version, source, document.position_codec, diagnostics)
+            self.publish(uri, version, source, document.position_codec, report)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a bug must cost one lint, never the session
@@ -212,10 +220,13 @@ class DevlintLanguageServer(LanguageServer):
         version: int | None,
         source: str,
         codec: PositionCodec,
-        diagnostics: list[Diagnostic],
+        report: LintReport,
     ) -> None:
-        """Publish ``diagnostics`` for this version, unless it could not be analysed."""
-        unanalysed = next((d for d in diagnostics if d.code in _UNANALYSED), None)
+        """Publish the report's diagnostics for this version, unless it could not be analysed.
+
+        Builds no fix: ``code_actions`` builds those it needs from the report.
+        """
+        unanalysed = next((d for d in report.diagnostics if d.code in _UNANALYSED), None)
         if unanalysed is not None:
             reason = f"line {unanalysed.line}: {unanalysed.message}"
             if self.unanalysed.get(uri) != reason:
@@ -230,11 +241,8 @@ class DevlintLanguageServer(LanguageServer):
             self.log(f"{_name_of(uri)} version {version} analysed again")
         lines = _LINE_BREAK.split(source)
         template = self.options.docs_url
-        entries = [
-            (to_lsp_diagnostic(d, lines, codec, template), _quick_fix(d, lines, codec))
-            for d in diagnostics
-        ]
-        self.published[uri] = Published(version, entries)
+        entries = [(to_lsp_diagnostic(d, lines, codec, template), d) for d in report.diagnostics]
+        self.published[uri] = Published(version, entries, report, lines, codec)
         self._send(uri, version, [entry[0] for entry in entries])
 
     def _send(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
@@ -264,7 +272,7 @@ class DevlintLanguageServer(LanguageServer):
         if published is None or uri not in self.open_uris:
             return []
         if self.workspace.get_text_document(uri).version != published.version:
-            return []  # the fixes were computed for text that has changed since
+            return []  # the diagnostics were computed for text that has changed since
         identifier = types.OptionalVersionedTextDocumentIdentifier(
             uri=uri, version=published.version
         )
@@ -276,9 +284,12 @@ class DevlintLanguageServer(LanguageServer):
                 for d in params.context.diagnostics
                 if d.source == SOURCE
             }
-            for diagnostic, fix in published.entries:
-                if fix is None or (diagnostic.code, _range_key(diagnostic.range)) not in wanted:
-                    continue
+            asked = [
+                entry
+                for entry in published.entries
+                if (entry[0].code, _range_key(entry[0].range)) in wanted
+            ]
+            for diagnostic, fix in self._quick_fixes(uri, published, asked):
                 actions.append(
                     types.CodeAction(
                         title=fix.title if fix.safe else f"{fix.title} (unsafe)",
@@ -288,16 +299,42 @@ class DevlintLanguageServer(LanguageServer):
                         edit=_workspace_edit(identifier, fix.edits),
                     )
                 )
-        safe = [fix for _, fix in published.entries if fix is not None and fix.safe]
-        if safe and _wants(only, FIX_ALL_KIND):
-            actions.append(
-                types.CodeAction(
-                    title="devlint: fix all safely fixable problems",
-                    kind=FIX_ALL_KIND,
-                    edit=_workspace_edit(identifier, _disjoint_edits(safe)),
+        if _wants(only, FIX_ALL_KIND):
+            fixes = self._quick_fixes(uri, published, published.entries)
+            safe = [fix for _, fix in fixes if fix.safe]
+            if safe:
+                actions.append(
+                    types.CodeAction(
+                        title="devlint: fix all safely fixable problems",
+                        kind=FIX_ALL_KIND,
+                        edit=_workspace_edit(identifier, _disjoint_edits(safe)),
+                    )
                 )
-            )
         return actions
+
+    def _quick_fixes(
+        self, uri: str, published: Published, entries: Sequence[tuple[types.Diagnostic, Diagnostic]]
+    ) -> list[tuple[types.Diagnostic, QuickFix]]:
+        """The fixes of ``entries`` that exist, built now (once per version).
+
+        A fix that fails to build is logged and left out: a bug in one rule's fix
+        must cost that fix, not the others or the request.
+        """
+        fixes = []
+        for sent, diagnostic in entries:
+            try:
+                fix = published.report.fix_for(diagnostic)
+            except Exception as error:  # any bug: see above
+                traceback.print_exc(file=sys.stderr)
+                self.log(
+                    f"internal error building the fix of {diagnostic.code} at "
+                    f"{_name_of(uri)}:{diagnostic.line}: {type(error).__name__}: {error}",
+                    types.MessageType.Error,
+                )
+                continue
+            if fix is not None:
+                fixes.append((sent, _quick_fix(fix, published.lines, published.codec)))
+        return fixes
 
 
 def _wants(only: Sequence[str] | None, kind: str) -> bool:
@@ -360,13 +397,8 @@ def to_lsp_diagnostic(
     )
 
 
-def _quick_fix(
-    diagnostic: Diagnostic, lines: Sequence[str], codec: PositionCodec
-) -> QuickFix | None:
-    """The diagnostic's ``fix`` (a rule's ``SuggestedFix``) as edits in client units."""
-    fix = diagnostic.fix
-    if fix is None:
-        return None
+def _quick_fix(fix: SuggestedFix, lines: Sequence[str], codec: PositionCodec) -> QuickFix:
+    """A rule's fix as edits in client units."""
     edits = tuple(
         types.TextEdit(
             range=types.Range(

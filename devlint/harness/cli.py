@@ -1,4 +1,6 @@
-"""The harness's commands: ``devlint confirm`` and ``devlint run`` (torch runs only in children)."""
+"""What ``devlint confirm`` and ``devlint run`` do (torch runs only in children).
+
+Their options are in ``devlint.harness.commands``: linting never imports this module."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from devlint.harness import evidence as evidence_file
 from devlint.harness import launch
+from devlint.harness.commands import run_options
 from devlint.harness.confirm import (
     Evidence,
     available_gpus,
@@ -31,61 +34,6 @@ from devlint.harness.verdict import Outcome
 DEFAULT_EVIDENCE = Path("docs/evidence.json")
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Add ``confirm`` and ``run`` to the ``devlint`` command's subparsers."""
-    confirm_parser = commands.add_parser(
-        "confirm", help="run each rule's examples on real or emulated GPUs and check the rule"
-    )
-    confirm_parser.set_defaults(command=_confirm)
-    confirm_parser.add_argument(
-        "codes", nargs="*", metavar="CODE", help="rules to confirm (codes or prefixes; default all)"
-    )
-    confirm_parser.add_argument(
-        "--backend",
-        choices=("auto", "cuda", "emulated", "both"),
-        default="auto",
-        help="auto: real CUDA when a GPU is present, else emulated; both: the fidelity check",
-    )
-    confirm_parser.add_argument(
-        "--gpus", type=int, default=2, metavar="N", help="emulated GPUs (default 2)"
-    )
-    confirm_parser.add_argument(
-        "--json", type=Path, metavar="PATH", help="write (merge) the evidence into this file"
-    )
-    confirm_parser.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="examples run at once (default: number of CPUs)",
-    )
-    confirm_parser.add_argument(
-        "--timeout",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="kill an example after this long (default 300)",
-    )
-
-    run_parser = commands.add_parser(
-        "run", help="run a script on emulated GPUs; report device errors and transfers"
-    )
-    run_parser.set_defaults(command=_run)
-    _run_options(run_parser)
-    run_parser.add_argument("script", help="the Python script to run")
-    run_parser.add_argument(
-        "args", nargs=argparse.REMAINDER, metavar="-- ARGS", help="the script's arguments"
-    )
-
-
-def _run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--gpus", type=int, default=2, metavar="N", help="emulated GPUs (default 2)"
-    )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the report here")
-
-
 # confirm ---------------------------------------------------------------------------------
 
 
@@ -96,7 +44,7 @@ def _needs_torch(command: str) -> bool:
     return True
 
 
-def _confirm(args: argparse.Namespace) -> int:
+def confirm_command(args: argparse.Namespace) -> int:
     if _needs_torch("confirm"):
         return 2
     rules = select_rules(args.codes)
@@ -182,7 +130,7 @@ def _split_run_arguments(args: argparse.Namespace) -> argparse.Namespace | str:
     split = rest.index("--") if "--" in rest else len(rest)
     options, script_args = rest[:split], rest[split + 1 :]
     parser = argparse.ArgumentParser(prog="devlint run", add_help=False)
-    _run_options(parser)
+    run_options(parser)
     parsed, unknown = parser.parse_known_args(options, namespace=argparse.Namespace(**vars(args)))
     if unknown:
         return f"unrecognized arguments: {' '.join(unknown)} (put the script's own after --)"
@@ -190,7 +138,7 @@ def _split_run_arguments(args: argparse.Namespace) -> argparse.Namespace | str:
     return parsed
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_command(args: argparse.Namespace) -> int:
     if _needs_torch("run"):
         return 2
     split = _split_run_arguments(args)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 
 import libcst as cst
 
@@ -68,7 +69,7 @@ class TensorCreatedWithoutDevice(Rule):
         found = clashes_with_cause(facts, Cause.NO_DEVICE_FACTORY)
         for event, clash in first_per_source(found):
             message = f"{clash_phrase(facts, clash)}; {ADVICE}"
-            yield Finding(event.node, message, clash.severity, _fix(facts, event, clash))
+            yield Finding(event.node, message, clash.severity, partial(_fix, facts, event, clash))
 
 
 def _fix(facts: Facts, event: object, clash: Clash) -> Fix | None:

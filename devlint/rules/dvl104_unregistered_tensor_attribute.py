@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import libcst as cst
 
@@ -62,7 +63,7 @@ class UnregisteredTensorAttribute(Rule):
         found = clashes_with_cause(facts, Cause.PLAIN_ATTRIBUTE)
         for event, clash in first_per_source(found):
             message = f"{clash_phrase(facts, clash)}; {ADVICE}"
-            yield Finding(event.node, message, clash.severity, _fix(facts, clash))
+            yield Finding(event.node, message, clash.severity, partial(_fix, facts, clash))
 
 
 def _fix(facts: Facts, clash: Clash) -> Fix | None:

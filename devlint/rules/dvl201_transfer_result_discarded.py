@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import libcst as cst
 
@@ -54,7 +55,9 @@ class TransferResultDiscarded(Rule):
                 f"`.{transfer.method}()` returns a new tensor and leaves `{receiver}` as it "
                 f"was; assign the result (`{receiver} = {receiver}.{transfer.method}(...)`)"
             )
-            yield Finding(transfer.node, message, self.meta.severity, _fix(facts, transfer))
+            yield Finding(
+                transfer.node, message, self.meta.severity, partial(_fix, facts, transfer)
+            )
 
 
 def _fix(facts: Facts, transfer: DiscardedTransfer) -> Fix | None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
+
+import libcst as cst
 
 from devlint.core.describe import failure_condition, operand_phrase
 from devlint.core.events import Facts
@@ -56,8 +59,10 @@ class NumpyOnAccelerator(Rule):
                 f"{operand_phrase(facts, conversion.tensor)}; NumPy needs host memory: "
                 f"call `.cpu()` first{when}"
             )
-            tensor = conversion.tensor.node
-            fix = Fix(
-                tensor, f"{receiver_text(facts, tensor)}.cpu()", "Copy to the host with `.cpu()`"
-            )
+            fix = partial(_fix, facts, conversion.tensor.node)
             yield Finding(conversion.node, message, severity, fix)
+
+
+def _fix(facts: Facts, tensor: cst.BaseExpression) -> Fix:
+    """``t.numpy()`` → ``t.cpu().numpy()``."""
+    return Fix(tensor, f"{receiver_text(facts, tensor)}.cpu()", "Copy to the host with `.cpu()`")

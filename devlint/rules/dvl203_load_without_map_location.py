@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import libcst as cst
 
@@ -66,7 +67,7 @@ class LoadWithoutMapLocation(Rule):
                     "were saved from; this file picks its device at run time, so pass "
                     '`map_location=device` (or `"cpu"`)'
                 )
-                yield Finding(load.node, message, self.meta.severity, _fix(facts, load))
+                yield Finding(load.node, message, self.meta.severity, partial(_fix, facts, load))
 
 
 _NOT_CONFIG = frozenset({Kind.TENSOR, Kind.MODULE, Kind.WRAPPER, Kind.BATCH})

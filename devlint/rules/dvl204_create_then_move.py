@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import libcst as cst
 
@@ -68,7 +69,9 @@ class CreateThenMove(Rule):
             )
             if creation.random:
                 message += " (the random numbers then come from the device's generator)"
-            yield Finding(creation.node, message, self.meta.severity, _fix(facts, creation))
+            yield Finding(
+                creation.node, message, self.meta.severity, partial(_fix, facts, creation)
+            )
 
 
 def _fix(facts: Facts, creation: Creation) -> Fix | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import libcst as cst
 
@@ -67,7 +68,7 @@ class LoaderBatchNotMoved(Rule):
                 f"{operand_phrase(facts, batch)} and was never moved, but "
                 f"{operand_phrase(facts, other)}{when_it_fails(clash)}"
             )
-            yield Finding(batch.node, message, clash.severity, _fix(facts, clash))
+            yield Finding(batch.node, message, clash.severity, partial(_fix, facts, clash))
 
 
 def _fix(facts: Facts, clash: Clash) -> Fix | None:

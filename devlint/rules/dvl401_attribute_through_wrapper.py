@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import libcst as cst
 
@@ -62,7 +63,9 @@ class AttributeThroughWrapper(Rule):
                 f"{facts.line_of(info.node)}, not to the wrapper `{base}`: use "
                 f"`{base}.module.{access.name}`{only_when_wrapped(info)}"
             )
-            yield Finding(access.node, message, severity_for(info), _fix(facts, access, info))
+            yield Finding(
+                access.node, message, severity_for(info), partial(_fix, facts, access, info)
+            )
 
 
 def _fix(facts: Facts, access: WrapperAttribute, info: WrapperInfo) -> Fix | None:

@@ -1,0 +1,51 @@
+"""A lint function whose process dies on marked files, for the worker-crash tests.
+
+``lint_or_die`` stands in for ``devlint.engine.lint_file``: a file holding a
+line ``# die: SIGSEGV`` (or any other signal's name) makes the process send
+itself that signal, the way a crash in LibCST's native parser (SIGSEGV) or the
+OOM killer (SIGKILL) ends a worker; ``# die: exit 3`` ends it with
+``os._exit(3)``. Any other file is linted as usual.
+
+It is a module-level function, so a worker process imports it by name however
+it was started (fork, forkserver or spawn). Each call appends ``<file name>``
+to the file named by ``$DYING_LINT_LOG``, if set, before doing anything else:
+the tests count the attempts. It refuses to kill the process that first
+imported it (the test run) and raises instead.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import re
+import resource
+import signal
+from pathlib import Path
+
+from devlint.config import Settings
+from devlint.diagnostic import Diagnostic
+from devlint.engine import lint_file
+
+LOG_ENV = "DYING_LINT_LOG"
+_PARENT_ENV = "DYING_LINT_PARENT"
+os.environ.setdefault(_PARENT_ENV, str(os.getpid()))  # inherited by every worker
+_MARKER = re.compile(rb"^# die: (\w+)(?: (\d+))?$", re.MULTILINE)
+
+
+def lint_or_die(path: Path, settings: Settings) -> list[Diagnostic]:
+    log = os.environ.get(LOG_ENV)
+    if log:
+        with open(log, "a", encoding="utf-8") as stream:
+            stream.write(f"{path.name}\n")
+    marker = _MARKER.search(path.read_bytes())
+    if marker is None:
+        return lint_file(path, settings)
+    if str(os.getpid()) == os.environ[_PARENT_ENV]:
+        raise RuntimeError(f"{path.name} would kill the test run: lint it in a worker process")
+    faulthandler.disable()  # pytest's faulthandler would print a traceback
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # and no core file
+    how, status = marker[1].decode(), marker[2]
+    if how == "exit":
+        os._exit(int(status or 1))
+    os.kill(os.getpid(), getattr(signal, how))
+    raise AssertionError(f"still alive after {how}")
