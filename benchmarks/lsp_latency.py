@@ -13,6 +13,13 @@ for that document version arrive. It prints the median and the 95th
 percentile, once per debounce setting: the default debounce (what users
 get) and 0 (the server's own cost: lint plus transport).
 
+After each version's diagnostics arrive it also asks for the code actions at
+one diagnostic, as an editor does when the cursor rests on it (no kind
+filter, so the fix-all action is included), and reports that latency too.
+The client says it resolves code actions, as VS Code, Neovim and Helix do,
+so the fix-all's edits are not built until picked; ``--no-resolve`` measures
+a client that cannot, for which the server builds every fix at once.
+
 A script, not a test: wall-clock numbers depend on the machine and its load.
 """
 
@@ -96,7 +103,20 @@ def generated_source(lines: int) -> str:
     return "".join(parts)
 
 
-async def measure(source: str, edits: int, debounce_ms: int) -> dict[str, object]:
+def _capabilities(resolves: bool) -> types.ClientCapabilities:
+    resolve = types.ClientCodeActionResolveOptions(properties=["edit"]) if resolves else None
+    return types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            code_action=types.CodeActionClientCapabilities(
+                data_support=resolves, resolve_support=resolve
+            )
+        )
+    )
+
+
+async def measure(
+    source: str, edits: int, debounce_ms: int, resolves: bool = True
+) -> dict[str, object]:
     client = LanguageClient("devlint-latency", "1")
     arrived: dict[int, float] = {}
     event = asyncio.Event()
@@ -105,10 +125,10 @@ async def measure(source: str, edits: int, debounce_ms: int) -> dict[str, object
     def on_publish(params: types.PublishDiagnosticsParams) -> None:
         if params.version is not None:
             arrived.setdefault(params.version, time.perf_counter())
-            counts[params.version] = len(params.diagnostics)
+            published[params.version] = params.diagnostics
         event.set()
 
-    counts: dict[int, int] = {}
+    published: dict[int, list[types.Diagnostic]] = {}
 
     @client.feature(types.WINDOW_LOG_MESSAGE)
     def on_log(params: types.LogMessageParams) -> None:
@@ -121,7 +141,7 @@ async def measure(source: str, edits: int, debounce_ms: int) -> dict[str, object
         await client.start_io(sys.executable, "-m", "devlint", "lsp", cwd=folder)
         await client.initialize_async(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
+                capabilities=_capabilities(resolves),
                 root_uri=from_fs_path(folder),
                 initialization_options={"debounceMs": debounce_ms},
             )
@@ -138,7 +158,7 @@ async def measure(source: str, edits: int, debounce_ms: int) -> dict[str, object
             index for index in range(len(lines) // 2, len(lines)) if "batch_size=32" in lines[index]
         )
         column = lines[target].index("32")
-        latencies = []
+        latencies, action_latencies = [], []
         for version in range(2, edits + 2):
             digit = "3" if version % 2 else "4"  # batch_size=32 <-> batch_size=42
             change = types.TextDocumentContentChangePartial(
@@ -156,14 +176,38 @@ async def measure(source: str, edits: int, debounce_ms: int) -> dict[str, object
             )
             await wait_for_version(arrived, event, version)
             latencies.append((arrived[version] - sent) * 1000)
+            action_latencies.append(await code_action_ms(client, uri, published[version]))
         await client.shutdown_async(None)
         client.exit(None)
         await client.stop()
-    latencies.sort()
     return {
         "debounce_ms": debounce_ms,
         "edits": edits,
-        "diagnostics": counts.get(edits + 1),
+        "diagnostics": len(published.get(edits + 1, [])),
+        **_summary(latencies),
+        "code_action": _summary(action_latencies),
+    }
+
+
+async def code_action_ms(
+    client: LanguageClient, uri: str, diagnostics: list[types.Diagnostic]
+) -> float:
+    """Time of the code actions request at the middle diagnostic (the first of its version)."""
+    at = diagnostics[len(diagnostics) // 2]
+    sent = time.perf_counter()
+    await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=at.range,
+            context=types.CodeActionContext(diagnostics=[at]),
+        )
+    )
+    return (time.perf_counter() - sent) * 1000
+
+
+def _summary(latencies: list[float]) -> dict[str, float]:
+    latencies = sorted(latencies)
+    return {
         "median_ms": round(statistics.median(latencies), 1),
         "p95_ms": round(latencies[max(0, round(0.95 * len(latencies)) - 1)], 1),
         "min_ms": round(latencies[0], 1),
@@ -184,9 +228,15 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--debounce-ms", type=int, nargs="+", default=[200, 0])
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--no-resolve",
+        action="store_true",
+        help="a client that cannot resolve code actions (the fix-all comes with its edits)",
+    )
     args = parser.parse_args()
     source = generated_source(args.lines)
-    results = [asyncio.run(measure(source, args.edits, ms)) for ms in args.debounce_ms]
+    resolves = not args.no_resolve
+    results = [asyncio.run(measure(source, args.edits, ms, resolves)) for ms in args.debounce_ms]
     if args.json:
         print(json.dumps(results, indent=2))
         return
@@ -197,6 +247,11 @@ def main() -> None:
             f"debounce {result['debounce_ms']:>4} ms: median {result['median_ms']} ms, "
             f"p95 {result['p95_ms']} ms (min {result['min_ms']}, max {result['max_ms']}; "
             f"{result['diagnostics']} diagnostics)"
+        )
+        action = result["code_action"]
+        print(
+            f"{'':16} code actions at a diagnostic: median {action['median_ms']} ms, "
+            f"p95 {action['p95_ms']} ms (max {action['max_ms']})"
         )
 
 

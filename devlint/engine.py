@@ -107,7 +107,7 @@ def lint_report(
     except Exception as error:  # LibCST raises assorted errors on odd input
         return LintReport([notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")])
     try:
-        facts = analyse(module, settings, source)
+        facts = analyse(module, settings)
         found = _first_per_place(_diagnostics(facts, rules, path))
     except Exception as error:  # one bad file must not stop the run
         return LintReport([_failure(path, error)])

@@ -175,10 +175,10 @@ def test_internal_error_in_analysis_names_the_file_and_the_run_goes_on(
 ) -> None:
     real_analyse = engine.analyse
 
-    def analyse(module: cst.Module, settings: Settings, source: str | None = None) -> object:
+    def analyse(module: cst.Module, settings: Settings) -> object:
         if "explode" in module.code:
             raise RuntimeError("analysis exploded")
-        return real_analyse(module, settings, source)
+        return real_analyse(module, settings)
 
     monkeypatch.setattr(engine, "analyse", analyse)
     (tmp_path / "a_explode.py").write_text("import torch\nexplode = torch.ones(1)\n")

@@ -286,6 +286,31 @@ def test_code_actions_build_the_fixes_they_offer_once(tmp_path: Path, fix_calls:
     assert sorted(fix_calls) == ["DVL104", "DVL201", "DVL201"]  # each built once
 
 
+def test_resolving_clients_build_the_fix_all_only_when_it_is_picked(
+    tmp_path: Path, fix_calls: list[str]
+) -> None:
+    checked = lint_source(SAFE_AND_UNSAFE, str(tmp_path / "m.py"))
+    fix_calls.clear()
+    server = RecordingServer(tmp_path)
+    server.resolves_edits = True
+    _, x, _ = server.open_and_lint("m.py", SAFE_AND_UNSAFE)
+
+    assign_x, fix_all = server.code_actions(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=server.uri("m.py")),
+            range=x.range,
+            context=types.CodeActionContext(diagnostics=[x]),  # no kind filter: a cursor rests
+        )
+    )
+    assert fix_calls == ["DVL201"]  # x's fix, nothing for the fix-all yet
+    assert edits(assign_x) == source_edits(checked[1].fix)
+    assert fix_all.edit is None
+
+    resolved = server.resolve_code_action(fix_all)
+    assert edits(resolved) == source_edits(checked[1].fix) + source_edits(checked[2].fix)
+    assert sorted(fix_calls) == ["DVL104", "DVL201", "DVL201"]
+
+
 def test_a_fix_that_fails_to_build_costs_only_that_fix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

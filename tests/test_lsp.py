@@ -66,7 +66,10 @@ class Editor:
             self.registrations.extend(params.registrations)
             self._arrived.set()
 
-    async def start(self, options: dict[str, Any] | None = None) -> types.InitializeResult:
+    async def start(
+        self, options: dict[str, Any] | None = None, resolves: bool = False
+    ) -> types.InitializeResult:
+        """Start the server; ``resolves``: say the client fills in edits with codeAction/resolve."""
         await self.client.start_io(sys.executable, "-m", "devlint", "lsp", cwd=self.root)
         capabilities = types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(
@@ -77,7 +80,13 @@ class Editor:
             text_document=types.TextDocumentClientCapabilities(
                 publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
                     version_support=True, code_description_support=True
-                )
+                ),
+                code_action=types.CodeActionClientCapabilities(
+                    data_support=resolves,
+                    resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"])
+                    if resolves
+                    else None,
+                ),
             ),
         )
         result = await self.client.initialize_async(
@@ -197,7 +206,7 @@ class Editor:
 
 
 def session(
-    root: Path, options: dict[str, Any] | None = None
+    root: Path, options: dict[str, Any] | None = None, resolves: bool = False
 ) -> Callable[
     [Callable[[Editor], Coroutine[Any, Any, None]]], Callable[[], Coroutine[Any, Any, None]]
 ]:
@@ -206,7 +215,7 @@ def session(
     def decorate(body: Callable[[Editor], Coroutine[Any, Any, None]]):
         async def run() -> None:
             editor = Editor(root)
-            await editor.start(options)
+            await editor.start(options, resolves)
             try:
                 await body(editor)
             finally:
@@ -342,6 +351,29 @@ def test_quick_fixes_and_fix_all_use_utf16_and_the_current_version(tmp_path: Pat
 
         editor.replace_all(uri, text + "\n")  # linted only after 5 s
         assert await editor.code_actions(uri, first) == ()  # no fixes for stale text
+
+    asyncio.run(body())
+
+
+def test_a_client_that_resolves_gets_the_fix_all_edits_when_it_picks_it(tmp_path: Path) -> None:
+    text = DISCARDED.replace('x.to("cuda")', 'x.to("cuda")\ny = torch.ones(2)\ny.cuda()')
+    fixed = text.replace('x.to("cuda")', 'x = x.to("cuda")').replace("y.cuda()", "y = y.cuda()")
+
+    @session(tmp_path, {"debounceMs": 5000}, resolves=True)
+    async def body(editor: Editor) -> None:
+        uri = editor.open("fixes.py", text)
+        first, _ = await editor.diagnostics(uri, version=1)
+        quick_fix, fix_all = await editor.code_actions(uri, first)
+        assert quick_fix.kind == "quickfix" and quick_fix.edit is not None
+        assert fix_all.kind == "source.fixAll.devlint"
+        assert fix_all.edit is None and fix_all.data is not None
+
+        resolved = await editor.client.code_action_resolve_async(fix_all)
+        assert apply(text, resolved) == fixed
+
+        editor.replace_all(uri, text + "\n")  # linted only after 5 s
+        stale = await editor.client.code_action_resolve_async(fix_all)
+        assert stale.edit is None  # edits for the old text would corrupt the new one
 
     asyncio.run(body())
 

@@ -18,18 +18,17 @@ from devlint.core.events import Facts, ReplicaStateWrite
 from devlint.core.syntax import assignments_to_self
 
 
-def analyse(module: cst.Module, settings: Settings, source: str | None = None) -> Facts:
-    """Analyse one parsed file (``source``: its text); the facts are shared by every rule."""
-    return Analysis(module, settings, source).run()
+def analyse(module: cst.Module, settings: Settings) -> Facts:
+    """Analyse one parsed file; the facts are shared by every rule."""
+    return Analysis(module, settings).run()
 
 
 class Analysis(ClassAnalysis):
     """The analysis of one module."""
 
-    def __init__(self, module: cst.Module, settings: Settings, source: str | None = None) -> None:
+    def __init__(self, module: cst.Module, settings: Settings) -> None:
         super().__init__()
         self.module = module
-        self.source = source
         self.device_names = frozenset(settings.device_names)
 
     def run(self) -> Facts:
@@ -40,7 +39,6 @@ class Analysis(ClassAnalysis):
         self.note_replica_writes()
         facts = Facts(
             self.module,
-            self.source,
             values=self.values,
             runtime_device=self.runtime_device,
             spawn_start_method=self.spawn_start_method,

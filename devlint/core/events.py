@@ -158,7 +158,6 @@ class Facts:
     """Everything rules may ask about one analysed file."""
 
     module: cst.Module
-    source: str | None = None  # the text parsed, when known: positions come cheaper with it
     events: list[object] = field(default_factory=list)  # all of the below, in analysis order
     operand_meetings: list[OperandsMeet] = field(default_factory=list)
     module_calls: list[ModuleCall] = field(default_factory=list)

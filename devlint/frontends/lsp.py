@@ -27,9 +27,11 @@ A thin adapter over ``devlint.engine.lint_report``:
   "(unsafe)"), and ``source.fixAll.devlint`` applies every safe fix that
   overlaps no other; they are offered only for the version the diagnostics
   were computed for, as versioned edits. Publishing builds no fix: a code
-  action request builds those of the diagnostics it is about (all of them for
-  the fix-all), once per version. A fix that fails to build is logged and not
-  offered; the other fixes and the diagnostics are unaffected.
+  action request builds those of the diagnostics it is about, once per
+  version. The fix-all's edits are built when the user picks it
+  (``codeAction/resolve``), or at once for clients that cannot resolve. A
+  fix that fails to build is logged and not offered; the other fixes and the
+  diagnostics are unaffected.
 """
 
 from __future__ import annotations
@@ -55,12 +57,14 @@ from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
 from devlint.engine import LintReport, lint_report
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
 from devlint.rule_docs import docs_url
+from devlint.rules import all_rules
 
 SOURCE = "devlint"
 DEFAULT_DEBOUNCE_MS = 200
 PYTHON_SUFFIXES = (".py", ".pyi")
 PYPROJECT = "pyproject.toml"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.devlint"
+FIX_ALL_TITLE = "devlint: fix all safely fixable problems"
 
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -68,6 +72,7 @@ _SEVERITY = {
     Severity.INFO: types.DiagnosticSeverity.Information,
 }
 _UNANALYSED = (SYNTAX_ERROR, INTERNAL_ERROR)
+_FIXABLE = frozenset(rule.meta.code for rule in all_rules() if rule.meta.fixable)
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 """Where Python's tokenizer (and so LibCST) starts a new line; not ``str.splitlines``."""
 
@@ -126,6 +131,8 @@ class DevlintLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(SOURCE, __version__)
         self.options = Options()
+        self.resolves_edits = False
+        """Whether the client fills in an action's edit with ``codeAction/resolve``."""
         self.open_uris: set[str] = set()
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.published: dict[str, Published] = {}
@@ -300,17 +307,67 @@ class DevlintLanguageServer(LanguageServer):
                     )
                 )
         if _wants(only, FIX_ALL_KIND):
-            fixes = self._quick_fixes(uri, published, published.entries)
-            safe = [fix for _, fix in fixes if fix.safe]
-            if safe:
-                actions.append(
-                    types.CodeAction(
-                        title="devlint: fix all safely fixable problems",
-                        kind=FIX_ALL_KIND,
-                        edit=_workspace_edit(identifier, _disjoint_edits(safe)),
-                    )
-                )
+            fix_all = self._fix_all(uri, published, identifier)
+            if fix_all is not None:
+                actions.append(fix_all)
         return actions
+
+    def _fix_all(
+        self,
+        uri: str,
+        published: Published,
+        identifier: types.OptionalVersionedTextDocumentIdentifier,
+    ) -> types.CodeAction | None:
+        """The fix-all action, if there may be something to fix.
+
+        A client that resolves actions gets it without its edits, which are
+        built only if the user picks it (``codeAction/resolve``): editors ask for
+        code actions whenever the cursor rests on a diagnostic, and building
+        every fix of a file costs more than linting it.
+        """
+        if self.resolves_edits:
+            if not any(diagnostic.code in _FIXABLE for _, diagnostic in published.entries):
+                return None
+            return types.CodeAction(
+                title=FIX_ALL_TITLE,
+                kind=FIX_ALL_KIND,
+                data={"uri": uri, "version": published.version},
+            )
+        edit = self._fix_all_edit(uri, published, identifier)
+        return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit) if edit else None
+
+    def _fix_all_edit(
+        self,
+        uri: str,
+        published: Published,
+        identifier: types.OptionalVersionedTextDocumentIdentifier,
+    ) -> types.WorkspaceEdit | None:
+        """Every safe fix that overlaps no other, as one edit; None if there is none."""
+        fixes = self._quick_fixes(uri, published, published.entries)
+        safe = [fix for _, fix in fixes if fix.safe]
+        return _workspace_edit(identifier, _disjoint_edits(safe)) if safe else None
+
+    def resolve_code_action(self, action: types.CodeAction) -> types.CodeAction:
+        """The fix-all's edits, built now, if its document is still at the version it was
+        offered for; otherwise the action comes back without edits and does nothing."""
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        published = self.published.get(uri) if isinstance(uri, str) else None
+        if (
+            action.kind != FIX_ALL_KIND
+            or published is None
+            or published.version != data.get("version")
+            or uri not in self.open_uris
+            or self.workspace.get_text_document(uri).version != published.version
+        ):
+            return action
+        identifier = types.OptionalVersionedTextDocumentIdentifier(
+            uri=uri, version=published.version
+        )
+        action.edit = self._fix_all_edit(uri, published, identifier) or _workspace_edit(
+            identifier, []
+        )
+        return action
 
     def _quick_fixes(
         self, uri: str, published: Published, entries: Sequence[tuple[types.Diagnostic, Diagnostic]]
@@ -335,6 +392,14 @@ class DevlintLanguageServer(LanguageServer):
             if fix is not None:
                 fixes.append((sent, _quick_fix(fix, published.lines, published.codec)))
         return fixes
+
+
+def _resolves_edits(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client says it fills in an action's edit with ``codeAction/resolve``."""
+    document = capabilities.text_document
+    actions = document.code_action if document else None
+    support = actions.resolve_support if actions else None
+    return support is not None and "edit" in support.properties
 
 
 def _wants(only: Sequence[str] | None, kind: str) -> bool:
@@ -442,6 +507,7 @@ def create_server() -> DevlintLanguageServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: DevlintLanguageServer, params: types.InitializeParams) -> None:
         ls.options, problems = Options.parse(params.initialization_options)
+        ls.resolves_edits = _resolves_edits(params.capabilities)
         for problem in problems:
             ls.log(f"ignoring an initialization option: {problem}", types.MessageType.Warning)
 
@@ -498,7 +564,9 @@ def create_server() -> DevlintLanguageServer:
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True
+        ),
     )
     def code_action(
         ls: DevlintLanguageServer, params: types.CodeActionParams
@@ -509,6 +577,17 @@ def create_server() -> DevlintLanguageServer:
             traceback.print_exc(file=sys.stderr)
             ls.log(f"internal error in code actions: {error}", types.MessageType.Error)
             return []
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def resolve_code_action(
+        ls: DevlintLanguageServer, action: types.CodeAction
+    ) -> types.CodeAction:
+        try:
+            return ls.resolve_code_action(action)
+        except Exception as error:  # the action comes back without edits: it does nothing
+            traceback.print_exc(file=sys.stderr)
+            ls.log(f"internal error resolving a code action: {error}", types.MessageType.Error)
+            return action
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: DevlintLanguageServer, params: None) -> None:
