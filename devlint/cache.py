@@ -35,7 +35,6 @@ from devlint import __version__
 from devlint import diagnostic as diagnostic_module
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
-from devlint.engine import lint_file
 from devlint.notices import INTERNAL_ERROR
 
 CACHE_DIR_NAME = ".devlint_cache"
@@ -149,7 +148,7 @@ class ResultCache:
 
 
 def lint_file_cached(
-    path: Path, settings: Settings, results: ResultCache, lint: LintFile = lint_file
+    path: Path, settings: Settings, results: ResultCache, lint: LintFile
 ) -> list[Diagnostic]:
     """``lint(path, settings)`` through the cache.
 

@@ -8,16 +8,15 @@ show them.
 from __future__ import annotations
 
 import re
-import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from io import BytesIO
 from pathlib import Path
 
 import libcst as cst
 
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
+from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.limits import complexity_problem
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
@@ -131,21 +130,6 @@ def lint_file(
     if source is None:
         return [notice(name, UNREADABLE, f"cannot decode file: {problem} (not analysed)")]
     return lint_source(source, name, settings)
-
-
-def decode_source(data: bytes) -> tuple[str | None, str]:
-    """Text of a Python file (PEP 263 cookie, BOM), or None and the reason."""
-    if b"\x00" in data:
-        return None, "binary file (contains NUL bytes)"
-    try:
-        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-    except SyntaxError as error:
-        return None, str(error)
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        return None, f"not valid {encoding}: {error}"
-    return text.removeprefix("\ufeff"), ""
 
 
 def _first_per_place(

@@ -29,8 +29,9 @@ import libcst as cst
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.events import Facts
 from devlint.core.syntax import dotted_name
+from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
-from devlint.engine import decode_source, lint_source
+from devlint.engine import lint_source
 from devlint.notices import INTERNAL_ERROR, UNREADABLE, notice
 
 MAX_PASSES = 10

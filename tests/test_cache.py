@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from devlint.engine import lint_file
 from devlint.frontends import cli
 
 SETTINGS = Settings()
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -46,6 +49,26 @@ def test_warm_run_reports_the_same_without_linting_again(
     assert "DVL101" in cold and "DVL201" in cold
     forbid_linting(monkeypatch)
     assert run(project, capsys, "--jobs", jobs) == cold
+
+
+def test_a_warm_run_does_not_import_libcst_or_the_rules(project: Path) -> None:
+    """Start-up is most of a warm run (every pre-commit run on unchanged files)."""
+    argv = ["check", "--jobs", "1", "--cache-dir", str(project / "cache"), str(project)]
+    code = (
+        "import sys\n"
+        "from devlint.frontends.cli import main\n"
+        f"main({argv!r})\n"
+        "heavy = sorted(m for m in sys.modules if m == 'libcst' or m.startswith('devlint.rules'))\n"
+        "print(heavy)\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+        for _ in range(2)
+    ]
+    cold, warm = (done.stdout.splitlines() for done in runs)
+    assert cold[:-1] == warm[:-1] and "DVL101" in cold[0]
+    assert "libcst" in cold[-1]  # the check can see an import
+    assert warm[-1] == "[]"
 
 
 def test_changed_file_is_linted_again(
@@ -151,7 +174,7 @@ def test_corrupt_entry_is_a_miss_and_is_replaced(tmp_path: Path, text: str) -> N
     entry.parent.mkdir(parents=True, exist_ok=True)
     entry.write_text(text)
     assert results.get(key) is None
-    diagnostics = lint_file_cached(path, SETTINGS, results)
+    diagnostics = lint_file_cached(path, SETTINGS, results, lint_file)
     assert [d.code for d in diagnostics] == ["DVL201"]
     assert results.get(key) == diagnostics
 

@@ -23,16 +23,12 @@ from pathlib import Path
 from devlint import __version__
 from devlint.cache import ResultCache, default_cache_dir
 from devlint.config import ConfigError, Settings, is_code, load_settings, load_settings_file
+from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
-from devlint.engine import decode_source, lint_file, lint_source
 from devlint.files import Entry, MissingPathError, iter_python_files
-from devlint.fix import fix_bytes, fix_file
-from devlint.frontends.sarif import print_sarif
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
 from devlint.notices import NOTICE_SUMMARIES, UNREADABLE, notice
-from devlint.rule_docs import rule_page
-from devlint.rules import all_rules
 from devlint.selection import is_enabled
 from devlint.workers import (
     IN_PROCESS_BELOW,
@@ -273,7 +269,21 @@ def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
     source, problem = decode_source(sys.stdin.buffer.read())
     if source is None:
         return [notice(name, UNREADABLE, f"cannot decode standard input: {problem}")]
+    from devlint.engine import lint_source
+
     return lint_source(source, name, settings)
+
+
+def lint_file(path: Path, settings: Settings) -> list[Diagnostic]:
+    """``devlint.engine.lint_file``, imported when a file needs linting.
+
+    Imports here are lazy for a reason: a run the cache answers whole (every
+    pre-commit run on unchanged files) never needs LibCST, the analysis or
+    the rules, which are most of devlint's start-up.
+    """
+    from devlint.engine import lint_file as lint
+
+    return lint(path, settings)
 
 
 # fix ------------------------------------------------------------------------
@@ -285,6 +295,8 @@ def _fix(
     """``--fix``: rewrite each file with its fixes, then report what is left; with ``-``
     the fixed source goes to stdout and the report to stderr. ``--diff``: print the
     fixes as a unified diff instead and exit 1 when there are any."""
+    from devlint.fix import fix_bytes, fix_file
+
     fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes, write=not args.diff)
     if args.jobs == 1 or len(files) < IN_PROCESS_BELOW:
         results = [fix(path) for path in files]
@@ -349,6 +361,8 @@ def _print_json(diagnostics: list[Diagnostic], checked: int, args: argparse.Name
 
 
 def _print_sarif(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+    from devlint.frontends.sarif import print_sarif
+
     print_sarif(diagnostics)
 
 
@@ -363,6 +377,8 @@ _FORMATS: dict[str, Callable[[list[Diagnostic], int, argparse.Namespace], None]]
 
 
 def _rules(args: argparse.Namespace) -> int:
+    from devlint.rules import all_rules
+
     metas = [rule.meta for rule in all_rules()]
     if args.format == "json":
         rows = [
@@ -383,6 +399,8 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _rule(args: argparse.Namespace) -> int:
+    from devlint.rule_docs import rule_page
+
     page = rule_page(args.code)
     if page is None:
         raise UsageError(f"no rule {args.code!r}; `devlint rules` lists them")

@@ -24,8 +24,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from devlint import __version__
+from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, Severity
-from devlint.engine import decode_source
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.rule_docs import USAGE_URL, docs_url, rule_sections, rule_text
 from devlint.rules import all_rules

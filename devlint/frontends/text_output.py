@@ -16,11 +16,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, Severity
-from devlint.engine import decode_source
-from devlint.rule import RuleMeta
+
+if TYPE_CHECKING:
+    from devlint.rule import RuleMeta
 
 COLOR_CHOICES = ("auto", "always", "never")
 EXCERPT_LINES = 4

@@ -1,0 +1,25 @@
+"""Bytes of a Python file to text, as Python itself decodes them.
+
+Apart from the engine so that output and the cache can read files without
+importing LibCST.
+"""
+
+from __future__ import annotations
+
+import tokenize
+from io import BytesIO
+
+
+def decode_source(data: bytes) -> tuple[str | None, str]:
+    """Text of a Python file (PEP 263 cookie, BOM), or None and the reason."""
+    if b"\x00" in data:
+        return None, "binary file (contains NUL bytes)"
+    try:
+        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+    except SyntaxError as error:
+        return None, str(error)
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        return None, f"not valid {encoding}: {error}"
+    return text.removeprefix("\ufeff"), ""
