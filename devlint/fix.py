@@ -378,15 +378,32 @@ def fix_file(
         message = f"cannot read file: {error.strerror or error}"
         return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
     result = fix_bytes(data, name, settings, unsafe=unsafe)
-    if not (write and result.changed):
+    return write_fixed(path, result, settings) if write else result
+
+
+def write_fixed(path: Path, result: FixResult, settings: Settings = DEFAULT_SETTINGS) -> FixResult:
+    """Replace the file by ``result``'s fixed text, if it still holds the text that was fixed.
+
+    ``devlint check --fix`` computes fixes in worker processes and writes here,
+    in the main process: a file is written only when the run has its result
+    (so the count of fixes applied is exact, and Ctrl-C never leaves a write
+    unreported), and a file edited meanwhile is left alone.
+    """
+    if not result.changed:
         return result
     try:
+        if _text_of(path) != result.source:
+            raise OSError("the file changed while it was being fixed")
         write_atomically(path, result.fixed.encode(result.encoding))
     except (OSError, UnicodeEncodeError) as error:
         problem = f"not rewritten: {getattr(error, 'strerror', None) or error}"
-        diagnostics = lint_source(result.source, name, settings)
-        return FixResult(name, result.source, result.source, diagnostics, problem=problem)
+        diagnostics = lint_source(result.source, result.path, settings)
+        return FixResult(result.path, result.source, result.source, diagnostics, problem=problem)
     return result
+
+
+def _text_of(path: Path) -> str | None:
+    return decode_source(path.read_bytes())[0]
 
 
 def write_atomically(path: Path, data: bytes) -> None:

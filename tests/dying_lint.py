@@ -1,16 +1,17 @@
-"""A lint function whose process dies on marked files, for the worker-crash tests.
+"""Lint and fix functions whose process dies on marked files, for the worker-crash tests.
 
-``lint_or_die`` stands in for ``devlint.engine.lint_file``: a file holding a
-line ``# die: SIGSEGV`` (or any other signal's name) makes the process send
-itself that signal, the way a crash in LibCST's native parser (SIGSEGV) or the
-OOM killer (SIGKILL) ends a worker; ``# die: exit 3`` ends it with
-``os._exit(3)``. Any other file is linted as usual.
+``lint_or_die`` stands in for ``devlint.engine.lint_file``, ``fix_or_die``
+for ``devlint.fix.fix_file``: a file holding a line ``# die: SIGSEGV`` (or
+any other signal's name) makes the process send itself that signal, the way
+a crash in LibCST's native parser (SIGSEGV) or the OOM killer (SIGKILL) ends
+a worker; ``# die: exit 3`` ends it with ``os._exit(3)``. Any other file is
+linted or fixed as usual.
 
-It is a module-level function, so a worker process imports it by name however
-it was started (fork, forkserver or spawn). Each call appends ``<file name>``
-to the file named by ``$DYING_LINT_LOG``, if set, before doing anything else:
-the tests count the attempts. It refuses to kill the process that first
-imported it (the test run) and raises instead.
+They are module-level functions, so a worker process imports them by name
+however it was started (fork, forkserver or spawn). Each call appends
+``<file name>`` to the file named by ``$DYING_LINT_LOG``, if set, before doing
+anything else: the tests count the attempts. They refuse to kill the process
+that first imported this module (the test run) and raise instead.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
 from devlint.engine import lint_file
+from devlint.fix import FixResult, fix_file
 
 LOG_ENV = "DYING_LINT_LOG"
 _PARENT_ENV = "DYING_LINT_PARENT"
@@ -33,15 +35,26 @@ _MARKER = re.compile(rb"^# die: (\w+)(?: (\d+))?$", re.MULTILINE)
 
 
 def lint_or_die(path: Path, settings: Settings) -> list[Diagnostic]:
+    _die_if_marked(path)
+    return lint_file(path, settings)
+
+
+def fix_or_die(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
+    _die_if_marked(path)
+    return fix_file(path, settings, unsafe=unsafe, write=False)
+
+
+def _die_if_marked(path: Path) -> None:
+    """Log the attempt, then end this process the way the file's marker says, if it has one."""
     log = os.environ.get(LOG_ENV)
     if log:
         with open(log, "a", encoding="utf-8") as stream:
             stream.write(f"{path.name}\n")
     marker = _MARKER.search(path.read_bytes())
     if marker is None:
-        return lint_file(path, settings)
+        return
     if str(os.getpid()) == os.environ[_PARENT_ENV]:
-        raise RuntimeError(f"{path.name} would kill the test run: lint it in a worker process")
+        raise RuntimeError(f"{path.name} would kill the test run: handle it in a worker process")
     faulthandler.disable()  # pytest's faulthandler would print a traceback
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # and no core file
     how, status = marker[1].decode(), marker[2]

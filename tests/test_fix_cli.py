@@ -199,3 +199,16 @@ def test_many_files_are_fixed_by_worker_processes(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert {p.read_text() for p in tmp_path.glob("*.py")} == {DISCARDED_FIXED}
     assert b"Applied 20 fixes." in result.stderr
+
+
+def test_a_file_edited_while_its_fixes_were_computed_is_left_alone(tmp_path: Path) -> None:
+    """Workers compute fixes and the main process writes them: an editor may save between."""
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    result = fix.fix_file(path, write=False)
+    assert result.changed and path.read_text() == DISCARDED
+    path.write_text(DISCARDED + "# saved meanwhile\n")
+    written = fix.write_fixed(path, result)
+    assert path.read_text() == DISCARDED + "# saved meanwhile\n"
+    assert written.problem == "not rewritten: the file changed while it was being fixed"
+    assert not written.changed and [d.code for d in written.diagnostics] == ["DVL201"]

@@ -1,17 +1,21 @@
 """A worker process that dies (a segfault in LibCST's parser, the OOM killer) costs its file only.
 
-The CLI's lint function is replaced by ``dying_lint.lint_or_die``, which kills
-the process it runs in on files marked ``# die: …`` and lints the others as
-usual. The CLI reads ``lint_file`` in the main process and sends it to the
-workers by name, so the replacement reaches them whatever the start method.
+The CLI's lint and fix functions are replaced by ``dying_lint.lint_or_die``
+and ``dying_lint.fix_or_die``, which kill the process they run in on files
+marked ``# die: …`` and lint or fix the others as usual. The CLI reads
+``lint_file`` and ``fix_file`` in the main process and sends them to the
+workers by name, so the replacements reach them whatever the start method.
 With ``--jobs 2`` and 60 files the pool gets chunks of 7 files.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import dying_lint
@@ -20,6 +24,7 @@ from snippets import DISCARDED, MIXED
 
 from devlint import workers
 from devlint.engine import lint_file
+from devlint.fix import fix_file
 from devlint.frontends import cli
 
 FILES = 60
@@ -66,11 +71,13 @@ def attempts(log: Path) -> dict[str, int]:
 
 @pytest.fixture
 def dying(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Lint with ``lint_or_die``; returns the log of the files it was called on."""
+    """Lint with ``lint_or_die``, fix with ``fix_or_die``; returns the log of the files
+    they were called on."""
     log = tmp_path / "attempts.log"
     log.touch()
     monkeypatch.setenv(dying_lint.LOG_ENV, str(log))
     monkeypatch.setattr(cli, "lint_file", dying_lint.lint_or_die)
+    monkeypatch.setattr(cli, "fix_file", dying_lint.fix_or_die)
     return log
 
 
@@ -202,3 +209,94 @@ def test_a_dying_worker_costs_only_its_file_with_spawned_workers(tmp_path: Path)
     assert found.pop("m10.py") == [f"{DIED} (killed by SIGSEGV)"]
     assert sorted(found) == others
     assert "Traceback" not in result.stderr
+
+
+# --fix and --diff --------------------------------------------------------------------
+
+DIED_FIXING = "internal error: the worker process died while fixing this file"
+
+
+def fixed_in_process(
+    copy: Path, option: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    """What the real fixer, in this process, does to ``copy``: status, stdout, stderr."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "fix_file", partial(fix_file, write=False))
+        patch.chdir(copy)
+        status = cli.main(["check", option, "--jobs", "1", "."])
+    return status, *capsys.readouterr()
+
+
+def file_bytes(root: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(root.glob("*.py"))}
+
+
+def test_a_dying_worker_costs_only_its_file_when_fixing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, dying: Path
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    make_project(root, {4: "SIGSEGV"})  # m04: a safe fix (DVL201), mid first chunk
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    before = file_bytes(root)
+    expected_status, expected_out, expected_err = fixed_in_process(copy, "--fix", capsys)
+
+    monkeypatch.chdir(root)
+    status = cli.main(["check", "--fix", "--jobs", "2", "."])
+
+    captured = capsys.readouterr()
+    assert status == expected_status == 1  # not 2: the run went on and reported
+    found = reports(captured.out)
+    assert found.pop("m04.py") == [f"DVL003 {DIED_FIXING} (killed by SIGSEGV)"]
+    assert found == reports(expected_out)  # what is left in every other file
+    after, fixed = file_bytes(root), file_bytes(copy)
+    assert after.pop("m04.py") == before["m04.py"] != fixed.pop("m04.py")  # untouched
+    assert after == fixed  # every other file fixed, as in one process
+    assert f"m04.py: {DIED_FIXING} (killed by SIGSEGV)\n" in captured.err
+    assert "DVL003: 1," in captured.err
+    assert captured.err.count("died") == 1
+    assert attempts(dying)["m04.py"] == 2  # in its chunk, then alone
+    applied = int(re.search(r"Applied (\d+) fix", captured.err)[1])
+    assert applied == int(re.search(r"Applied (\d+) fix", expected_err)[1]) - 1  # m04's
+
+
+def test_a_dying_worker_costs_only_its_file_in_a_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, dying: Path
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    make_project(root, {4: "SIGKILL"})
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    before = file_bytes(root)
+    expected_status, expected_out, expected_err = fixed_in_process(copy, "--diff", capsys)
+
+    monkeypatch.chdir(root)
+    status = cli.main(["check", "--diff", "--jobs", "2", "."])
+
+    captured = capsys.readouterr()
+    assert status == expected_status == 1
+    parts = re.split(r"^(?=--- )", expected_out, flags=re.MULTILINE)
+    killer = [part for part in parts if part.startswith("--- m04.py\n")]
+    assert len(killer) == 1  # it has a fix: the run in one process shows it
+    assert captured.out == expected_out.replace(killer[0], "")  # the others, in file order
+    assert file_bytes(root) == before  # --diff writes nothing
+    assert f"m04.py: {DIED_FIXING} (killed by SIGKILL)\n" in captured.err
+    assert captured.err.count("died") == 1
+    assert "Would apply 30 fixes." in expected_err
+    assert "Would apply 29 fixes." in captured.err
+
+
+def test_a_diff_that_lost_a_file_does_not_exit_as_if_nothing_were_to_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dying: Path
+) -> None:
+    for index in range(20):  # nothing safe to fix (DVL101 only)
+        (tmp_path / f"m{index:02}.py").write_text(MIXED + ("# die: SIGSEGV\n" * (index == 4)))
+
+    assert cli.main(["check", "--diff", "--jobs", "2", str(tmp_path)]) == 1
+
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"m04.py: {DIED_FIXING} (killed by SIGSEGV)\n" in captured.err
+    assert "Would apply 0 fixes." in captured.err

@@ -15,10 +15,10 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from devlint import __version__
 from devlint.cache import ResultCache, default_cache_dir
@@ -28,15 +28,12 @@ from devlint.diagnostic import Diagnostic
 from devlint.files import Entry, MissingPathError, iter_python_files
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
-from devlint.notices import NOTICE_SUMMARIES, UNREADABLE, notice
+from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
 from devlint.selection import is_enabled
-from devlint.workers import (
-    IN_PROCESS_BELOW,
-    MAX_CHUNK,
-    guarded,
-    ignore_interrupts,
-    lint_files,
-)
+from devlint.workers import guarded, lint_files, map_files
+
+if TYPE_CHECKING:
+    from devlint.fix import FixResult
 
 STDIN = "-"
 
@@ -286,6 +283,14 @@ def lint_file(path: Path, settings: Settings) -> list[Diagnostic]:
     return lint(path, settings)
 
 
+def fix_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
+    """``devlint.fix.fix_file`` without writing, imported when a file needs fixing (see
+    ``lint_file``). Workers compute fixes; the main process writes them (``write_fixed``)."""
+    from devlint.fix import fix_file as fix
+
+    return fix(path, settings, unsafe=unsafe, write=False)
+
+
 # fix ------------------------------------------------------------------------
 
 
@@ -294,16 +299,19 @@ def _fix(
 ) -> int:
     """``--fix``: rewrite each file with its fixes, then report what is left; with ``-``
     the fixed source goes to stdout and the report to stderr. ``--diff``: print the
-    fixes as a unified diff instead and exit 1 when there are any."""
-    from devlint.fix import fix_bytes, fix_file
+    fixes as a unified diff instead and exit 1 when there are any (or devlint failed on a
+    file: then it cannot say there are none)."""
+    from devlint.fix import FixResult, fix_bytes, write_fixed
 
-    fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes, write=not args.diff)
-    if args.jobs == 1 or len(files) < IN_PROCESS_BELOW:
-        results = [fix(path) for path in files]
-    else:
-        size = max(1, min(MAX_CHUNK, len(files) // (args.jobs * 4)))
-        with ProcessPoolExecutor(max_workers=args.jobs, initializer=ignore_interrupts) as pool:
-            results = list(pool.map(fix, files, chunksize=size))
+    fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
+
+    def lost(path: Path, died: Diagnostic) -> FixResult:  # left as it was; the notice is reported
+        return FixResult(str(path), "", "", [died], problem=died.message)
+
+    results = map_files(fix, files, args.jobs, lost, doing="fixing", done="fixed")
+    if not args.diff:
+        written = zip(files, results, strict=True)
+        results = [write_fixed(path, result, settings) for path, result in written]
     stdin = STDIN in args.paths
     if stdin:
         data = sys.stdin.buffer.read()
@@ -320,7 +328,8 @@ def _fix(
         sys.stdout.write("".join(result.diff() for result in results))
         sys.stdout.flush()
         print(f"Would apply {fixes}{hint}.", file=sys.stderr)
-        return 1 if any(result.changed for result in results) else 0
+        failed = any(d.code == INTERNAL_ERROR for r in results for d in r.diagnostics)
+        return 1 if failed or any(result.changed for result in results) else 0
     if stdin:
         fixed = results[-1]
         output = fixed.fixed.encode(fixed.encoding) if fixed.changed else data
