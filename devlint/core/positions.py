@@ -1,4 +1,4 @@
-"""Source positions of nodes, four times cheaper than LibCST's PositionProvider.
+"""Source positions of nodes, five times cheaper than LibCST's PositionProvider.
 
 LibCST finds positions by regenerating the module's code and, for every
 token, working out the line and column it reaches (a regular expression per
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -77,21 +75,41 @@ class _TokenRecorder(CodegenState):
     def pop_trailing_newline(self) -> None:
         """Keep the module's last newline: PositionProvider counts it too."""
 
-    @contextmanager
     def record_syntactic_position(
         self,
         node: cst.CSTNode,
         *,
         start_node: cst.CSTNode | None = None,
         end_node: cst.CSTNode | None = None,
-    ) -> Iterator[None]:
-        start = len(self.tokens)
-        try:
-            yield
-        finally:
-            end = len(self.tokens)
-            if start_node is not None:
-                start = self.spans[start_node][0]
-            if end_node is not None:
-                end = self.spans[end_node][1]
-            self.spans[node] = (start, end)
+    ) -> _SyntacticSpan:
+        return _SyntacticSpan(self, node, start_node, end_node)
+
+
+class _SyntacticSpan:
+    """Notes a node's syntactic span around the code generated inside it.
+
+    A class rather than ``@contextmanager``: LibCST enters one for most nodes,
+    and a generator-based context manager costs a fifth of the whole pass.
+    """
+
+    __slots__ = ("end_node", "node", "recorder", "start", "start_node")
+
+    def __init__(
+        self,
+        recorder: _TokenRecorder,
+        node: cst.CSTNode,
+        start_node: cst.CSTNode | None,
+        end_node: cst.CSTNode | None,
+    ) -> None:
+        self.recorder, self.node = recorder, node
+        self.start_node, self.end_node = start_node, end_node
+        self.start = 0
+
+    def __enter__(self) -> None:
+        self.start = len(self.recorder.tokens)
+
+    def __exit__(self, *exception: object) -> None:
+        spans = self.recorder.spans
+        start = self.start if self.start_node is None else spans[self.start_node][0]
+        end = len(self.recorder.tokens) if self.end_node is None else spans[self.end_node][1]
+        spans[self.node] = (start, end)
