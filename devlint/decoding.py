@@ -6,8 +6,12 @@ importing LibCST.
 
 from __future__ import annotations
 
+import re
 import tokenize
 from io import BytesIO
+from pathlib import Path
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def decode_source(data: bytes) -> tuple[str | None, str]:
@@ -23,3 +27,13 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     except (UnicodeDecodeError, LookupError) as error:
         return None, f"not valid {encoding}: {error}"
     return text.removeprefix("\ufeff"), ""
+
+
+def read_lines(path: str) -> list[str] | None:
+    """A file's lines, without their endings, as the engine decodes it; None if it cannot be
+    read or decoded (output quotes reported lines from it)."""
+    try:
+        source, _ = decode_source(Path(path).read_bytes())
+    except OSError:
+        return None
+    return None if source is None else _LINE_BREAK.split(source)

@@ -138,11 +138,7 @@ def torch_spelling(facts: Facts, qualname: str) -> str | None:
 
 def statement_indent(facts: Facts, node: cst.CSTNode) -> str | None:
     """The indentation of the line ``node`` starts, when ``node`` is the first thing on it."""
-    line, column = facts.span_of(node)[0]
-    lines = facts.cache.get("lines")
-    if lines is None:
-        lines = facts.cache["lines"] = _lines(facts.module.code)
-    text = lines[line - 1][:column]
+    text = facts.line_before(node)
     return text if not text.strip() else None
 
 

@@ -1,5 +1,6 @@
 """devlint's cheap positions equal LibCST's PositionProvider on every node."""
 
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -35,9 +36,12 @@ def _check(source: str) -> None:
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     positions = Positions(module)
+    lines = re.split(r"\r\n|\r|\n", source)
     for node, where in expected.items():
         span = ((where.start.line, where.start.column), (where.end.line, where.end.column))
         assert positions.span(node) == span, (type(node).__name__, span)
+        before = lines[where.start.line - 1][: where.start.column]
+        assert positions.line_before(node) == before, (type(node).__name__, span)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -178,7 +178,7 @@ class Facts:
     spawn_start_method: bool = False  # the file sets a spawn/forkserver start method
     sets_cuda_device: bool = False  # the file calls torch.cuda.set_device
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
-    _positions: object = None
+    _positions: Positions | None = None
 
     def collect(self, events: list[object]) -> None:
         """Sort the analysis' events into the per-kind lists rules read."""
@@ -213,12 +213,19 @@ class Facts:
 
     def span_of(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
         """(line, column) of the start and end of ``node``; 1-based lines, 0-based columns."""
-        if self._positions is None:
-            self._positions = Positions(self.module)
-        return self._positions.span(node)
+        return self._positions_of_module().span(node)
+
+    def line_before(self, node: cst.CSTNode) -> str:
+        """The text of ``node``'s first line before ``node``."""
+        return self._positions_of_module().line_before(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.span_of(node)[0][0]
+
+    def _positions_of_module(self) -> Positions:
+        if self._positions is None:
+            self._positions = Positions(self.module)
+        return self._positions
 
     def code_of(self, node: cst.CSTNode, limit: int = 40) -> str:
         """Source text of ``node`` on one line, shortened for messages."""

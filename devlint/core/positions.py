@@ -30,6 +30,7 @@ class Positions:
         self.module = module
         self._tokens: dict[cst.CSTNode, tuple[int, int]] | None = None
         self._offsets: list[int] = []  # character offset at which each token starts
+        self._code = ""
         self._line_starts: list[int] = []  # character offset at which each line starts
 
     def span(self, node: cst.CSTNode) -> Span:
@@ -39,18 +40,30 @@ class Positions:
         first, past_last = self._tokens[node]
         return self._place(first), self._place(past_last)
 
+    def line_before(self, node: cst.CSTNode) -> str:
+        """The text of ``node``'s first line before ``node`` (its indentation, if it starts
+        the line)."""
+        if self._tokens is None:
+            self._generate()
+        offset = self._offsets[self._tokens[node][0]]
+        return self._code[self._line_starts[self._line_index(offset)] : offset]
+
     def _generate(self) -> None:
         state = _TokenRecorder(self.module.default_indent, self.module.default_newline)
         self.module._codegen(state)
         self._tokens = state.spans
         self._offsets = list(accumulate(map(len, state.tokens), initial=0))
-        code = "".join(state.tokens)
-        self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
+        self._code = "".join(state.tokens)
+        self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(self._code))]
 
     def _place(self, token: int) -> tuple[int, int]:
         offset = self._offsets[token]
-        line = bisect_right(self._line_starts, offset) - 1
+        line = self._line_index(offset)
         return line + 1, offset - self._line_starts[line]
+
+    def _line_index(self, offset: int) -> int:
+        """The 0-based line holding the character at ``offset``."""
+        return bisect_right(self._line_starts, offset) - 1
 
 
 @dataclass

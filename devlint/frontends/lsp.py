@@ -76,8 +76,6 @@ _FIXABLE = frozenset(rule.meta.code for rule in all_rules() if rule.meta.fixable
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 """Where Python's tokenizer (and so LibCST) starts a new line; not ``str.splitlines``."""
 
-logger = logging.getLogger(__name__)
-
 
 @dataclass(frozen=True)
 class Options:

@@ -16,15 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from devlint import __version__
-from devlint.decoding import decode_source
+from devlint import __version__, decoding
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.rule_docs import USAGE_URL, docs_url, rule_sections, rule_text
@@ -34,7 +32,6 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = USAGE_URL
 SRCROOT = "%SRCROOT%"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _PROBLEM_SEVERITY = {
     Severity.ERROR: "error",
     Severity.WARNING: "warning",
@@ -54,7 +51,7 @@ def sarif_log(
     read_lines: Callable[[str], list[str] | None] | None = None,
 ) -> dict[str, object]:
     """The SARIF log of one run. ``read_lines(path)`` gives a file's lines for fingerprints."""
-    read_lines = read_lines or _file_lines
+    read_lines = read_lines or decoding.read_lines
     rules = _rule_descriptors()
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     lines_of: dict[str, list[str] | None] = {}
@@ -190,14 +187,6 @@ def _line_hash(d: Diagnostic, lines: list[str] | None) -> str:
     else:
         anchor = d.message
     return hashlib.sha256(f"{d.code}\0{anchor}".encode()).hexdigest()[:16]
-
-
-def _file_lines(path: str) -> list[str] | None:
-    try:
-        source, _ = decode_source(Path(path).read_bytes())
-    except OSError:
-        return None
-    return None if source is None else _LINE_BREAK.split(source)
 
 
 def _sentence(text: str) -> str:

@@ -10,15 +10,13 @@ checked, findings by code, how many ``--fix`` can fix.
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from devlint.decoding import decode_source
+from devlint.decoding import read_lines
 from devlint.diagnostic import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -38,7 +36,6 @@ _SEVERITY_COLOR = {
 }
 _GUTTER = "\x1b[1;34m"
 _DIM = "\x1b[2m"
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def use_color(stream: TextIO, mode: str = "auto") -> bool:
@@ -145,15 +142,6 @@ def print_text(
     out.flush()
     line = summary(diagnostics, checked)
     print(Painter(use_color(err, color)).paint(line, _BOLD), file=err)
-
-
-def read_lines(path: str) -> list[str] | None:
-    """A file's lines as the engine decoded them; None if it cannot be read."""
-    try:
-        source, _ = decode_source(Path(path).read_bytes())
-    except OSError:
-        return None
-    return None if source is None else _LINE_BREAK.split(source)
 
 
 def rules_table(metas: Sequence[RuleMeta]) -> str:
