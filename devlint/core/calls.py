@@ -291,7 +291,7 @@ class CallEvaluator(WrapperEvaluator):
             device = Concrete(device.type, number if isinstance(number, int) else None)
         if device is None:
             device = UNKNOWN
-        return Value(Kind.DEVICE, device, Origin("set at", node))
+        return Value(Kind.DEVICE, device, Origin("set", node))
 
     # -- torch functions and classes ----------------------------------------------
 

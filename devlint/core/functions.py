@@ -138,7 +138,7 @@ class FunctionAnalysis(StatementWalker):
         module is meant to be called); otherwise the name is the only clue.
         """
         if is_input:
-            origin = Origin("an input of the module at", param)
+            origin = Origin("an input of the module", param)
             return Value(Kind.TENSOR, MODULE_DEVICE, origin)
         if is_device_name(name, self.device_names):
             self.runtime_device = True
