@@ -7,12 +7,13 @@ one, so that the CLI, pre-commit and the editor agree on a project's setup.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from devlint.codes import unknown_code
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -42,18 +43,12 @@ class Settings:
 
 DEFAULT_SETTINGS = Settings()
 
-_CODE = re.compile(r"[A-Z]+[0-9]*")
 _CODE_KEYS = ("select", "extend-select", "ignore")
 _KEYS = (*_CODE_KEYS, "per-file-ignores", "device-names")
 
 
 class ConfigError(Exception):
     """A configuration the user must fix; the message names the file and the key."""
-
-
-def is_code(text: str) -> bool:
-    """Whether ``text`` is a code or code prefix (``DVL``, ``DVL1``, ``DVL101``, ``E``)."""
-    return _CODE.fullmatch(text) is not None
 
 
 def load_settings(start: Path) -> Settings:
@@ -132,9 +127,9 @@ def settings_from_table(table: dict[str, Any], pyproject: Path) -> Settings:
 def _codes(value: object, fail: Callable[[str, str], ConfigError], key: str) -> tuple[str, ...]:
     if not _is_list_of_str(value):
         raise fail(key, 'expected a list of codes such as ["DVL101"]')
-    bad = [code for code in value if not is_code(code)]
-    if bad:
-        raise fail(key, f"{bad[0]!r} is not a code or code prefix such as DVL101 or DVL1")
+    problem = unknown_code(value)
+    if problem is not None:
+        raise fail(key, problem)
     return tuple(value)
 
 

@@ -139,13 +139,37 @@ def test_noqa_for_other_codes_does_not_suppress(tmp_path: Path, comment: str) ->
         (["--ignore", "DVL101"], ["DVL201"]),
         (["--select", "DVL2", "--extend-select", "DVL101"], ["DVL201", "DVL101"]),
         (["--select", "DVL", "--ignore", "DVL2"], ["DVL101"]),
-        (["--select", "E"], []),
+        (["--select", "DVL001"], []),
     ],
 )
 def test_select_and_ignore(project: Path, options: list[str], codes: list[str]) -> None:
     result = devlint("check", *options, "discarded.py", "mixed.py", cwd=project)
     assert [code for *_, code in reports(result)] == codes
     assert result.returncode == (1 if codes else 0)
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--select", "XYZ123"], "unknown rule code 'XYZ123' in --select (codes look like DVL101"),
+        (["--select", "DVL1O1"], "unknown rule code 'DVL1O1' in --select (did you mean DVL101?)"),
+        (["--select", "DVL,E"], "unknown rule code 'E' in --select"),
+        (
+            ["--ignore", "DVL2,DVL2O1"],
+            "unknown rule code 'DVL2O1' in --ignore (did you mean DVL201?)",
+        ),
+        (
+            ["--extend-select", "dvl407"],
+            "unknown rule code 'dvl407' in --extend-select (did you mean DVL407?)",
+        ),
+    ],
+)
+def test_unknown_code_is_a_usage_error_naming_the_nearest(
+    project: Path, options: list[str], error: str
+) -> None:
+    result = devlint("check", *options, "mixed.py", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"devlint: error: {error}")
 
 
 def test_stdin(project: Path) -> None:

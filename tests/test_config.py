@@ -45,13 +45,13 @@ def write_pyproject(directory: Path, body: str) -> Path:
 def test_reads_every_key(tmp_path: Path) -> None:
     write_pyproject(
         tmp_path,
-        'select = ["DVL1"]\nextend-select = ["DVL901"]\nignore = ["DVL102"]\n'
+        'select = ["DVL1"]\nextend-select = ["DVL407"]\nignore = ["DVL102"]\n'
         'device-names = ["dev", "args.device"]\n'
         '[tool.devlint.per-file-ignores]\n"tests/*" = ["DVL101", "DVL2"]\n',
     )
     assert load_settings(tmp_path) == Settings(
         select=("DVL1",),
-        extend_select=("DVL901",),
+        extend_select=("DVL407",),
         ignore=("DVL102",),
         per_file_ignores=(("tests/*", ("DVL101", "DVL2")),),
         device_names=("dev", "args.device"),
@@ -91,6 +91,7 @@ def test_explicit_config_file_without_table_means_defaults(tmp_path: Path) -> No
         ('per-file-ignores = ["tests/*"]\n', "per-file-ignores"),
         ('[tool.devlint.per-file-ignores]\n"tests/*" = "DVL1"\n', "per-file-ignores.'tests/*'"),
         ('device-names = ["not a name"]\n', "device-names"),
+        ('ignore = ["DVL2O1"]\n', "ignore"),
     ],
 )
 def test_invalid_config_names_file_and_key(tmp_path: Path, body: str, key: str) -> None:
@@ -116,6 +117,33 @@ def test_cli_exits_2_on_bad_config(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "[tool.devlint] ignore: expected a list of codes" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "problem"),
+    [
+        ('select = ["DVL1O1"]\n', "select", "unknown rule code 'DVL1O1' (did you mean DVL101?)"),
+        (
+            'extend-select = ["DLV4"]\n',
+            "extend-select",
+            "unknown rule code 'DLV4' (did you mean DVL4?)",
+        ),
+        ('ignore = ["DVL", "E501"]\n', "ignore", "unknown rule code 'E501' (codes look like"),
+        (
+            '[tool.devlint.per-file-ignores]\n"tests/*" = ["DVL2", "DVL21"]\n',
+            "per-file-ignores.'tests/*'",
+            "unknown rule code 'DVL21' (did you mean DVL20?)",
+        ),
+    ],
+)
+def test_unknown_code_in_config_is_an_error_not_every_rule_off(
+    tmp_path: Path, body: str, key: str, problem: str
+) -> None:
+    (tmp_path / "mixed.py").write_text(MIXED)
+    pyproject = write_pyproject(tmp_path, body)
+    result = devlint("check", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"devlint: error: {pyproject}: [tool.devlint] {key}: {problem}")
 
 
 @pytest.fixture

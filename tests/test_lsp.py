@@ -474,6 +474,21 @@ def test_pyproject_changes_are_picked_up_and_bad_ones_reported(tmp_path: Path) -
     asyncio.run(body())
 
 
+def test_an_unknown_code_in_the_config_is_shown_not_a_silent_linter(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.devlint]\nselect = ["DVL11"]\n')
+
+    @session(tmp_path)
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", MIXED)
+        assert codes(await editor.diagnostics(uri, version=1)) == ["DVL101"]  # the defaults
+        (shown,) = await editor.until(lambda: editor.shown)
+        assert shown.type == types.MessageType.Warning
+        assert "select: unknown rule code 'DVL11' (did you mean DVL10?)" in shown.message
+        assert "pyproject.toml" in shown.message
+
+    asyncio.run(body())
+
+
 def test_docs_url_option_sets_the_code_description(tmp_path: Path) -> None:
     @session(tmp_path, {"docsUrl": "https://example.org/devlint/{code}.html"})
     async def body(editor: Editor) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from devlint.codes import rule_codes
 from devlint.examples import EXAMPLE_FILES, example_dir
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.rules import all_rules
@@ -28,6 +29,15 @@ def test_codes_and_names_are_unique_and_well_formed():
     for rule in all_rules():
         assert re.fullmatch(r"DVL[1-9]\d\d", rule.meta.code)
         assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.meta.name)
+
+
+def test_codes_known_without_importing_the_rules_are_the_rules_codes():
+    # `select` is checked against them on every run, cached or not.
+    assert rule_codes() == tuple(rule.meta.code for rule in all_rules())
+    assert all(
+        rule.__module__.rsplit(".", 1)[1].startswith(rule.meta.code.lower() + "_")
+        for rule in all_rules()
+    )
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.meta.code)

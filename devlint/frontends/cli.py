@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 from devlint import __version__
 from devlint.cache import ResultCache, default_cache_dir
-from devlint.config import ConfigError, Settings, is_code, load_settings, load_settings_file
+from devlint.codes import unknown_code
+from devlint.config import ConfigError, Settings, load_settings, load_settings_file
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
 from devlint.files import Entry, MissingPathError, iter_python_files
@@ -176,10 +177,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _codes(text: str) -> tuple[str, ...]:
+    """Comma-separated codes; whether devlint knows them is checked with the config's."""
     codes = tuple(code.strip() for code in text.split(",") if code.strip())
-    bad = [code for code in codes if not is_code(code)]
-    if bad:
-        raise argparse.ArgumentTypeError(f"{bad[0]!r} is not a code or prefix such as DVL101")
+    if not codes:  # `--select ""` would report nothing at all
+        raise argparse.ArgumentTypeError("expected codes or prefixes such as DVL1,DVL201")
     return codes
 
 
@@ -221,7 +222,9 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    """The pyproject's settings, with the command line's codes taking precedence."""
+    """The pyproject's settings, with the command line's codes taking precedence.
+
+    A code that matches no rule would turn rules off without a word: it is an error."""
     try:
         if args.config is not None:
             settings = load_settings_file(args.config)
@@ -229,6 +232,10 @@ def _settings(args: argparse.Namespace) -> Settings:
             settings = load_settings(_config_start(args))
     except ConfigError as error:
         raise UsageError(str(error)) from None
+    for option in ("select", "extend_select", "ignore"):
+        problem = unknown_code(getattr(args, option) or (), where=f"--{option.replace('_', '-')}")
+        if problem is not None:
+            raise UsageError(problem)
     if args.select is not None:
         settings = replace(settings, select=args.select)
     if args.ignore is not None:
