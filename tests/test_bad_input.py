@@ -33,11 +33,12 @@ def devlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def reports(output: str) -> dict[str, list[str]]:
-    """Path → the ``CODE message`` texts reported for it."""
+    """Path → the ``CODE message`` texts reported for it (severity left out)."""
     found: dict[str, list[str]] = {}
     for line in output.splitlines():
         path, _, _, text = line.split(":", 3)
-        found.setdefault(path, []).append(text.strip())
+        code, _severity, message = text.strip().split(" ", 2)
+        found.setdefault(path, []).append(f"{code} {message}")
     return found
 
 
@@ -103,7 +104,7 @@ def test_symlink_loop_given_explicitly(tmp_path: Path) -> None:
     (tmp_path / "b").symlink_to("a")
     result = devlint("check", "a", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stdout.startswith("a:1:1: DVL002 cannot read file: ")
+    assert result.stdout.startswith("a:1:1: DVL002 [error] cannot read file: ")
     assert "Traceback" not in result.stderr
 
 
@@ -166,7 +167,7 @@ def test_thousands_of_files_in_parallel(tmp_path: Path) -> None:
         f"pkg{index // 100:02}/m{index:04}.py" for index in range(0, 2000, 400)
     ]
     assert result.stderr.strip() == (
-        "Found 5 problems in 2000 files (DVL201: 5); 5 fixable with --fix."
+        "Found 5 problems in 5 of 2000 files (DVL201: 5); 5 fixable with --fix."
     )
 
 

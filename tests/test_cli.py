@@ -77,7 +77,7 @@ def test_text_output_has_one_based_columns_and_exit_1(project: Path) -> None:
     ]
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        "Found 2 problems in 3 files (DVL101: 1, DVL201: 1); 1 fixable with --fix."
+        "Found 2 problems in 2 of 3 files (DVL101: 1, DVL201: 1); 1 fixable with --fix."
     )
 
 

@@ -103,5 +103,6 @@ def test_skipped_file_does_not_stop_a_run(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("buggy.py:3:1: DVL201 ")
     assert lines[1] == (
-        "deep.py:1:1: DVL004 brackets nested too deeply to analyse: over 200 levels (skipped)"
+        "deep.py:1:1: DVL004 [error] "
+        "brackets nested too deeply to analyse: over 200 levels (skipped)"
     )

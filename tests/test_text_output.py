@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from snippets import MIXED
+from snippets import DISCARDED, MIXED
 
 from devlint.diagnostic import Diagnostic, Severity, SourceEdit, SuggestedFix
-from devlint.frontends.text_output import Painter, source_excerpt, summary
+from devlint.files import Entry
+from devlint.frontends import cli
+from devlint.frontends.github_output import annotation
+from devlint.frontends.text_output import Painter, format_diagnostic, source_excerpt, summary
+from devlint.notices import UNREADABLE, notice
 from devlint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSI = "\x1b["
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+"""The only escape sequences devlint itself prints: SGR colours."""
 
 
 def devlint(
@@ -67,7 +74,7 @@ def project(tmp_path: Path) -> Path:
 def test_show_source_underlines_the_span(project: Path) -> None:
     result = devlint("check", "--show-source", "train.py", cwd=project)
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("train.py:7:12: DVL101 ")
+    assert lines[0].startswith("train.py:7:12: DVL101 [error] `b` is on cpu")
     assert lines[1:4] == [
         "  |",
         "7 |     return a + b",
@@ -110,18 +117,21 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(project: Path) -> Non
 
 
 def test_summary_counts_codes_and_fixes() -> None:
-    def finding(code: str, safe: bool | None) -> Diagnostic:
+    def finding(code: str, safe: bool | None, path: str = "t.py") -> Diagnostic:
         fix = None
         if safe is not None:
             fix = SuggestedFix("fix it", safe, (SourceEdit(1, 0, 1, 1, "y"),))
-        return Diagnostic("t.py", 1, 0, 1, 1, code, "m", Severity.WARNING, fix)
+        return Diagnostic(path, 1, 0, 1, 1, code, "m", Severity.WARNING, fix)
 
     assert summary([], 3) == "No problems found in 3 files."
+    assert summary([], 1) == "No problems found in 1 file."
     assert summary([finding("DVL101", None)], 1) == "Found 1 problem in 1 file (DVL101: 1)."
-    found = [finding("DVL201", True), finding("DVL201", True), finding("DVL101", None)]
+    found = [finding("DVL201", True), finding("DVL201", True), finding("DVL101", None, "u.py")]
     assert summary(found, 2) == (
         "Found 3 problems in 2 files (DVL101: 1, DVL201: 2); 2 fixable with --fix."
     )
+    assert summary(found, 12).startswith("Found 3 problems in 2 of 12 files (DVL101: 1, ")
+    assert summary(found[:1], 3).startswith("Found 1 problem in 1 of 3 files (DVL201: 1)")
     found.append(finding("DVL103", False))
     assert summary(found, 2).endswith("; 2 fixable with --fix, 1 more with --unsafe-fixes.")
     assert summary([finding("DVL103", False)], 1).endswith("; 1 with --unsafe-fixes.")
@@ -166,3 +176,137 @@ def test_unknown_rule_is_a_usage_error(tmp_path: Path) -> None:
     result = devlint("rule", "DVL999", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == "devlint: error: no rule 'DVL999'; `devlint rules` lists them"
+
+
+def test_summary_never_finds_problems_in_fewer_files_than_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A folder that cannot be read is the only thing given: one notice, no file linted.
+    assert summary([notice("data", UNREADABLE, "cannot read directory")], 0) == (
+        "Found 1 problem in 1 file (DVL002: 1)."
+    )
+    unreadable = Entry(tmp_path / "data", "cannot read directory: Permission denied")
+    monkeypatch.setattr(cli, "iter_python_files", lambda paths: iter([unreadable]))
+    assert cli.main(["check", "--no-cache", str(tmp_path / "data")]) == 1
+    assert capsys.readouterr().err == "Found 1 problem in 1 file (DVL002: 1).\n"
+
+
+def test_each_finding_shows_its_severity() -> None:
+    shown = [
+        format_diagnostic(Diagnostic("t.py", 3, 4, 3, 9, "DVL201", "m", severity), Painter(False))
+        for severity in Severity
+    ]
+    assert shown == [
+        "t.py:3:5: DVL201 [error] m",
+        "t.py:3:5: DVL201 [warning] m",
+        "t.py:3:5: DVL201 [info] m",
+    ]
+
+
+HOSTILE = (
+    "import torch\n\n\ndef run():\n    a = torch.zeros(3)\n"
+    '    return a + torch.ones(3).to("cuda").view("\x1b[2J\x1b]8;;http://x\x07\x08\x9b\u202e")\n'
+)
+"""A finding whose message and source line carry a clear-screen, a hyperlink, a bell, a
+backspace, a C1 CSI and a bidi override (in a string literal, so the file parses)."""
+
+
+@pytest.mark.parametrize("color", ["never", "always"])
+def test_control_characters_never_reach_the_terminal(tmp_path: Path, color: str) -> None:
+    name = "evil\x1b[2J\r\u202e.py"
+    (tmp_path / name).write_text(HOSTILE)
+    result = devlint("check", "--no-cache", "--show-source", "--color", color, ".", cwd=tmp_path)
+    assert result.returncode == 1
+    output = COLOUR.sub("", result.stdout + result.stderr)
+    assert [char for char in output if ord(char) < 32 and char not in "\n\t"] == []
+    assert not {"\x7f", "\x9b", "\u202e"} & set(output)
+    finding, _, shown, *_ = output.splitlines()
+    assert finding.startswith("evil\\x1b[2J\\r\\u202e.py:6:12: DVL101 [error] ")
+    assert '.view("\\x1b[2J' in finding  # the message quotes the code
+    assert shown.endswith('.view("\\x1b[2J\\x1b]8;;http://x\\x07\\x08\\x9b\\u202e")')
+    assert "Found 1 problem in 1 file" in output
+    missing = devlint("check", "--no-cache", "gone\x1b[2J.py", cwd=tmp_path)
+    assert missing.stderr == "devlint: error: gone\\x1b[2J.py: no such file or directory\n"
+    assert devlint("rule", "\x1b[2J", cwd=tmp_path).stderr == (
+        "devlint: error: no rule '\\x1b[2J'; `devlint rules` lists them\n"
+    )
+    unknown = devlint("check", "--\x1b[2J", cwd=tmp_path).stderr
+    assert unknown.endswith("devlint: error: unrecognized arguments: --\\x1b[2J\n")
+
+
+def test_a_diff_is_escaped_on_a_terminal_and_raw_for_patch(tmp_path: Path) -> None:
+    (tmp_path / "d.py").write_text('import torch\n\nx = torch.ones(3)\nx.to("cuda")  # \x1b[2J\n')
+    shown = on_terminal("check", "--diff", "d.py", cwd=tmp_path, env={"NO_COLOR": "1"})
+    assert "\x1b" not in shown
+    assert '+x = x.to("cuda")  # \\x1b[2J\r\n' in shown  # the terminal writes CR LF
+    piped = devlint("check", "--diff", "d.py", cwd=tmp_path)
+    assert '+x = x.to("cuda")  # \x1b[2J\n' in piped.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("\x1b[31mred", "\\x1b[31mred"),
+        ("over\rwrite\x08\x07", "over\\rwrite\\x08\\x07"),
+        ("\x7f\x9b\x85", "\\x7f\\x9b\\x85"),
+        ("abc\u202edef\u2066\u2069", "abc\\u202edef\\u2066\\u2069"),
+        ("tab\tand\nline, 日本😀 é", "tab\tand\nline, 日本😀 é"),
+    ],
+)
+def test_printable_escapes_control_characters_only(text: str, shown: str) -> None:
+    from devlint.terminal import printable
+
+    assert printable(text) == shown
+    assert printable("a\nb\tc", one_line=True) == "a\\nb\\tc"
+
+
+def test_github_format_annotates_each_finding(project: Path) -> None:
+    (project / "discarded.py").write_text(DISCARDED)
+    result = devlint("check", "--format", "github", ".", cwd=project)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "::warning file=discarded.py,line=4,col=1,endLine=4,endColumn=13,title=DVL201::"
+        "`.to()` returns a new tensor and leaves `x` as it was; assign the result "
+        "(`x = x.to(...)`)",
+        "::error file=train.py,line=7,col=12,endLine=7,endColumn=17,title=DVL101::"
+        "`b` is on cpu (created without `device=` at line 6) but `a` is on cuda "
+        "(created at line 5)",
+    ]
+    assert result.stderr == ""
+
+
+def test_github_annotations_cannot_be_ended_early_or_forged() -> None:
+    d = Diagnostic(
+        "a,b:c%.py", 2, 0, 3, 4, "DVL204", "100%\n::error::forged\r\x1b[2J", Severity.INFO
+    )
+    assert annotation(d) == (
+        "::notice file=a%2Cb%3Ac%25.py,line=2,col=1,endLine=3,endColumn=5,title=DVL204::"
+        "100%25%0A::error::forged\\r\\x1b[2J"
+    )
+
+
+def test_statistics_count_findings_per_code_instead_of_listing_them(project: Path) -> None:
+    (project / "other.py").write_text(MIXED)
+    (project / "discarded.py").write_text(DISCARDED)
+    result = devlint("check", "--statistics", ".", cwd=project)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "2  DVL101      mixed-device-operands",
+        "1  DVL201  [*] transfer-result-discarded",
+    ]
+    assert result.stderr.startswith("Found 3 problems in 3 files (DVL101: 2, DVL201: 1)")
+    wrong = devlint("check", "--statistics", "--format", "json", ".", cwd=project)
+    assert (wrong.returncode, wrong.stdout) == (2, "")
+    assert "--statistics works with --format text only" in wrong.stderr
+
+
+def test_quiet_prints_the_findings_only(project: Path) -> None:
+    loud = devlint("check", ".", cwd=project)
+    quiet = devlint("check", "--quiet", ".", cwd=project)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (1, loud.stdout, "")
+    assert loud.stderr.startswith("Found 1 problem")
+    assert devlint("check", "-q", "--statistics", ".", cwd=project).stderr == ""
+    (project / "discarded.py").write_text(DISCARDED)
+    fixed = devlint("check", "-q", "--fix", "discarded.py", cwd=project)
+    assert (fixed.returncode, fixed.stdout, fixed.stderr) == (0, "", "")
+    assert "x = x.to(" in (project / "discarded.py").read_text()

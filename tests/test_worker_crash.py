@@ -44,11 +44,12 @@ def make_project(root: Path, dying: dict[int, str]) -> list[str]:
 
 
 def reports(output: str) -> dict[str, list[str]]:
-    """File name → the ``CODE message`` texts reported for it."""
+    """File name → the ``CODE message`` texts reported for it (severity left out)."""
     found: dict[str, list[str]] = {}
     for line in output.splitlines():
         path, _, _, text = line.split(":", 3)
-        found.setdefault(Path(path).name, []).append(text.strip())
+        code, _severity, message = text.strip().split(" ", 2)
+        found.setdefault(Path(path).name, []).append(f"{code} {message}")
     return found
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from devlint import __version__
 from devlint.cache import ResultCache, default_cache_dir
@@ -27,10 +27,12 @@ from devlint.config import ConfigError, Settings, load_settings, load_settings_f
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
 from devlint.files import Entry, MissingPathError, iter_python_files
+from devlint.frontends.github_output import print_github
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
 from devlint.selection import is_enabled
+from devlint.terminal import printable
 from devlint.workers import guarded, lint_files, map_files
 
 if TYPE_CHECKING:
@@ -41,6 +43,13 @@ STDIN = "-"
 
 class UsageError(Exception):
     """A problem with how devlint was invoked (exit status 2)."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, but an unknown argument is quoted with its control characters escaped."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(printable(message))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
         return status
     except UsageError as error:
-        print(f"devlint: error: {error}", file=sys.stderr)
+        print(f"devlint: error: {printable(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -63,12 +72,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as error:  # a bug outside any one file: say so in one line
-        print(f"devlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        problem = printable(f"{type(error).__name__}: {error}")
+        print(f"devlint: internal error: {problem}", file=sys.stderr)
         return 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="devlint", description="Find PyTorch device-placement bugs by reading code."
     )
     parser.add_argument("--version", action="version", version=f"devlint {__version__}")
@@ -83,7 +93,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="files or directories to lint (default: .); - reads standard input",
     )
-    check.add_argument("--format", choices=sorted(_FORMATS), default="text")
+    check.add_argument(
+        "--format",
+        choices=sorted(_FORMATS),
+        default="text",
+        help="text (default), json, sarif, or github (GitHub Actions annotations)",
+    )
     check.add_argument(
         "--select",
         type=_codes,
@@ -160,6 +175,17 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="text format: colour output (default: auto, on a terminal unless NO_COLOR is set)",
     )
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="text format: print the number of findings per code instead of the findings",
+    )
+    check.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print the findings only: no summary line (and no count of fixes)",
+    )
 
     rules = commands.add_parser("rules", help="list the rules")
     rules.set_defaults(command=_rules)
@@ -198,6 +224,8 @@ def _positive_int(text: str) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    if args.statistics and args.format != "text":
+        raise UsageError("--statistics works with --format text only")
     settings = _settings(args)
     try:
         entries = list(iter_python_files(Path(path) for path in args.paths if path != STDIN))
@@ -208,7 +236,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
     diagnostics += lint_files(files, settings, args.jobs, _result_cache(args, settings), lint_file)
-    checked = len(files)
+    checked = len(entries)  # a folder that could not be read was checked too
     if STDIN in args.paths:
         name = args.stdin_filename or "<stdin>"
         diagnostics += guarded(name, partial(_lint_stdin, name, settings))
@@ -326,15 +354,17 @@ def _fix(
         results.append(fix_bytes(data, name, settings, unsafe=args.unsafe_fixes))
     for result in results:
         if result.problem:
-            print(f"devlint: {result.path}: {result.problem}", file=sys.stderr)
+            print(printable(f"devlint: {result.path}: {result.problem}"), file=sys.stderr)
     applied = sum(result.applied for result in results if result.changed)
     fixes = f"{applied} fix" if applied == 1 else f"{applied} fixes"
     if args.diff:
         hidden = sum(result.unsafe_left for result in results)
         hint = f" ({hidden} more with --unsafe-fixes)" if hidden else ""
-        sys.stdout.write("".join(result.diff() for result in results))
+        diff = "".join(result.diff() for result in results)
+        sys.stdout.write(printable(diff) if sys.stdout.isatty() else diff)  # raw for `patch`
         sys.stdout.flush()
-        print(f"Would apply {fixes}{hint}.", file=sys.stderr)
+        if not args.quiet:
+            print(f"Would apply {fixes}{hint}.", file=sys.stderr)
         failed = any(d.code == INTERNAL_ERROR for r in results for d in r.diagnostics)
         return 1 if failed or any(result.changed for result in results) else 0
     if stdin:
@@ -352,8 +382,9 @@ def _fix(
         key=lambda d: (d.path, d.line, d.column, d.code, d.message),
     )
     with contextlib.redirect_stdout(sys.stderr) if stdin else contextlib.nullcontext():
-        _FORMATS[args.format](left, len(results), args)
-    print(f"Applied {fixes}.", file=sys.stderr)
+        _FORMATS[args.format](left, len(results) + len(skipped), args)
+    if not args.quiet:
+        print(f"Applied {fixes}.", file=sys.stderr)
     return 1 if left and not args.exit_zero else 0
 
 
@@ -368,6 +399,8 @@ def _print_text(diagnostics: list[Diagnostic], checked: int, args: argparse.Name
         sys.stderr,
         show_source=args.show_source,
         color=args.color,
+        statistics=args.statistics,
+        quiet=args.quiet,
     )
 
 
@@ -382,10 +415,15 @@ def _print_sarif(diagnostics: list[Diagnostic], checked: int, args: argparse.Nam
     print_sarif(diagnostics)
 
 
+def _print_github(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+    print_github(diagnostics, sys.stdout)
+
+
 _FORMATS: dict[str, Callable[[list[Diagnostic], int, argparse.Namespace], None]] = {
     "text": _print_text,
     "json": _print_json,
     "sarif": _print_sarif,
+    "github": _print_github,
 }
 
 

@@ -1,10 +1,12 @@
 """Output for people: findings as ruff and flake8 print them, excerpts, colour, a summary.
 
-``path:line:col: CODE message`` per finding (1-based line and column), an
-optional excerpt of the source with the span underlined (``--show-source``),
-colour only on a terminal (``NO_COLOR`` turns it off, ``FORCE_COLOR`` on,
-``--color`` overrides both), and one closing summary line on stderr: files
-checked, findings by code, how many ``--fix`` can fix.
+``path:line:col: CODE [severity] message`` per finding (1-based line and
+column), an optional excerpt of the source with the span underlined
+(``--show-source``), or a count per code instead (``--statistics``); colour
+only on a terminal (``NO_COLOR`` turns it off, ``FORCE_COLOR`` on, ``--color``
+overrides both), and one closing summary line on stderr (not with
+``--quiet``): findings by code, in how many of the files checked, how many
+``--fix`` can fix. Text from files and caches passes through ``printable``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from devlint.decoding import read_lines
 from devlint.diagnostic import Diagnostic, Severity
+from devlint.notices import NOTICE_SUMMARIES
+from devlint.terminal import printable
 
 if TYPE_CHECKING:
     from devlint.rule import RuleMeta
@@ -61,11 +65,13 @@ class Painter:
 
 
 def format_diagnostic(d: Diagnostic, painter: Painter) -> str:
-    """``path:line:col: CODE message``, the column 1-based."""
+    """``path:line:col: CODE [severity] message``, the column 1-based."""
     colon = painter.paint(":", _DIM)
+    path, code, message = (printable(text, one_line=True) for text in (d.path, d.code, d.message))
+    color = _SEVERITY_COLOR[d.severity]
     return (
-        f"{painter.paint(d.path, _BOLD)}{colon}{d.line}{colon}{d.column + 1}{colon} "
-        f"{painter.paint(d.code, _SEVERITY_COLOR[d.severity])} {d.message}"
+        f"{painter.paint(path, _BOLD)}{colon}{d.line}{colon}{d.column + 1}{colon} "
+        f"{painter.paint(code, color)} {painter.paint(f'[{d.severity.value}]', color)} {message}"
     )
 
 
@@ -88,9 +94,9 @@ def source_excerpt(d: Diagnostic, lines: Sequence[str], painter: Painter) -> lis
         start = d.column if number == d.line else len(text) - len(text.lstrip())
         end = d.end_column if number == d.end_line else len(text)
         start, end = min(start, len(text)), min(max(end, start), len(text))
-        out.append(f"{painter.paint(f'{number:>{width}} |', _GUTTER)} {_expand(text)}")
-        offset = _display_width(_expand(text[:start]))
-        carets = "^" * max(1, _display_width(_expand(text[:end])) - offset)
+        out.append(f"{painter.paint(f'{number:>{width}} |', _GUTTER)} {_shown(text)}")
+        offset = _display_width(_shown(text[:start]))
+        carets = "^" * max(1, _display_width(_shown(text[:end])) - offset)
         out.append(
             f"{bar} {' ' * offset}{painter.paint(carets, _SEVERITY_COLOR[d.severity])}".rstrip()
         )
@@ -98,14 +104,21 @@ def source_excerpt(d: Diagnostic, lines: Sequence[str], painter: Painter) -> lis
 
 
 def summary(diagnostics: Sequence[Diagnostic], checked: int) -> str:
-    """The closing line: how many problems, of which codes, in how many files; how many fixable.
+    """The closing line: how many problems, of which codes, in how many of the files checked;
+    how many fixable.
 
-    ``Found 3 problems in 12 files (DVL101: 2, DVL201: 1); 1 fixable with --fix.``
+    ``Found 3 problems in 2 of 12 files (DVL101: 2, DVL201: 1); 1 fixable with --fix.``
+    ``checked`` counts every path looked at, those that could not be read included; a
+    path reported about was looked at, so it never counts fewer than the paths reported.
     Fixes that are not safe are counted apart (``1 more with --unsafe-fixes``).
     """
-    files = _plural(checked, "file")
     if not diagnostics:
-        return f"No problems found in {files}."
+        return f"No problems found in {_plural(checked, 'file')}."
+    with_problems = len({d.path for d in diagnostics})
+    checked = max(checked, with_problems)
+    files = _plural(checked, "file")
+    if with_problems < checked:
+        files = f"{with_problems} of {files}"
     counts = Counter(d.code for d in diagnostics)
     by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
     line = f"Found {_plural(len(diagnostics), 'problem')} in {files} ({by_code})"
@@ -126,9 +139,26 @@ def print_text(
     *,
     show_source: bool = False,
     color: str = "auto",
+    statistics: bool = False,
+    quiet: bool = False,
 ) -> None:
-    """Findings on ``out``, the summary line on ``err``."""
+    """Findings (or with ``statistics`` their count per code) on ``out``, then the
+    summary line on ``err`` unless ``quiet``."""
     painter = Painter(use_color(out, color))
+    if statistics:
+        for line in statistics_table(diagnostics):
+            print(line, file=out)
+    else:
+        _print_findings(diagnostics, out, painter, show_source=show_source)
+    out.flush()
+    if not quiet:
+        line = printable(summary(diagnostics, checked), one_line=True)
+        print(Painter(use_color(err, color)).paint(line, _BOLD), file=err)
+
+
+def _print_findings(
+    diagnostics: Sequence[Diagnostic], out: TextIO, painter: Painter, *, show_source: bool
+) -> None:
     cache: dict[str, list[str] | None] = {}
     for d in diagnostics:
         print(format_diagnostic(d, painter), file=out)
@@ -139,9 +169,27 @@ def print_text(
             if excerpt:
                 print("\n".join(excerpt), file=out)
                 print(file=out)
-    out.flush()
-    line = summary(diagnostics, checked)
-    print(Painter(use_color(err, color)).paint(line, _BOLD), file=err)
+
+
+def statistics_table(diagnostics: Sequence[Diagnostic]) -> list[str]:
+    """``--statistics``, as ruff prints it: count, code, ``[*]`` when ``--fix`` can fix
+    some, and the rule's name (a notice's summary); most frequent first."""
+    from devlint.rules import all_rules  # only here: naming codes needs the rules
+
+    names = {rule.meta.code: rule.meta.name for rule in all_rules()} | NOTICE_SUMMARIES
+    counts = Counter(d.code for d in diagnostics)
+    fixable = {d.code for d in diagnostics if d.fix is not None and d.fix.safe}
+    width = len(str(max(counts.values(), default=0)))
+    code_width = max(map(len, counts), default=0)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [
+        printable(
+            f"{count:>{width}}  {code:<{code_width}}  "
+            f"{'[*] ' if code in fixable else '    '}{names.get(code, '')}".rstrip(),
+            one_line=True,
+        )
+        for code, count in rows
+    ]
 
 
 def rules_table(metas: Sequence[RuleMeta]) -> str:
@@ -164,9 +212,10 @@ def rules_table(metas: Sequence[RuleMeta]) -> str:
     return "\n".join(lines)
 
 
-def _expand(text: str) -> str:
-    """Tabs to spaces (to the next multiple of TAB_WIDTH), so carets line up."""
-    return text.expandtabs(TAB_WIDTH)
+def _shown(text: str) -> str:
+    """A source line as printed: control characters escaped, tabs to spaces (to the next
+    multiple of TAB_WIDTH), so carets line up."""
+    return printable(text).expandtabs(TAB_WIDTH)
 
 
 def _display_width(text: str) -> int:
