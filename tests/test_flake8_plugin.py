@@ -64,6 +64,17 @@ def test_run_yields_zero_based_column() -> None:
     assert found == [(7, 11, "DVL101")]
 
 
+def test_messages_carry_no_control_characters() -> None:
+    source = (
+        "import torch\n\n\ndef run():\n    a = torch.zeros(3)\n"
+        '    return a + torch.ones(3).to("cuda").view("\x1b[2J")\n'
+    )
+    found = [text for *_, text, _ in Plugin(None, source.splitlines(keepends=True), "m.py").run()]
+    (text,) = [text for text in found if text.startswith("DVL101 ")]
+    assert '.view("\\x1b[2J")' in text
+    assert "\x1b" not in text
+
+
 def test_plugin_reads_lines_not_the_file() -> None:
     lines = DISCARDED.splitlines(keepends=True)
     assert [text.split()[0] for *_, text, _ in Plugin(None, lines, "no/such/file.py").run()] == [

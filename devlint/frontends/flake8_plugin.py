@@ -16,6 +16,7 @@ from devlint import __version__
 from devlint.config import Settings
 from devlint.engine import lint_source
 from devlint.rules import all_rules
+from devlint.terminal import printable
 
 ALL_CODES = ("DVL",)
 
@@ -53,5 +54,6 @@ class Plugin:
         settings = Settings(select=ALL_CODES, device_names=self.device_names)
         found = lint_source(self._source, self._filename, settings, honour_noqa=False, fixes=False)
         for diagnostic in found:  # flake8 shows no fixes: none is built
-            message = f"{diagnostic.code} {diagnostic.message}"
+            # flake8 prints it as it is: a quoted string literal must not reach the terminal raw
+            message = printable(f"{diagnostic.code} {diagnostic.message}", one_line=True)
             yield diagnostic.line, diagnostic.column, message, type(self)
