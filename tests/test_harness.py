@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import site
 import subprocess
 import sys
 import textwrap
@@ -53,6 +55,38 @@ def test_confirm_runs_a_crash_a_measured_symptom_and_a_forked_worker(tmp_path):
     assert observed["DVL204", "bad.py"].startswith("symptom: host-to-device copy")
     assert "Cannot re-initialize CUDA in forked subprocess" in observed["DVL303", "bad.py"]
     assert data["backends"] == {"emulated": {"gpus": 2}} and data["fidelity"] is None
+
+
+def test_confirm_from_an_installed_devlint_counts_the_examples_as_user_code(tmp_path):
+    """A wheel puts the examples in site-packages/devlint/_rules: DVL204's measured copies must
+    still be the example's own lines, not hidden as devlint's or an installed package's."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    installed = Path(purelib) / "devlint"
+    shutil.copytree(ROOT / "devlint", installed, ignore=shutil.ignore_patterns("__pycache__"))
+    rule = next((ROOT / "rules").glob("DVL204-*"))
+    shutil.copytree(rule, installed / "_rules" / rule.name)
+    dependencies = [*site.getsitepackages(), site.getusersitepackages()]  # torch, LibCST
+    (Path(purelib) / "dependencies.pth").write_text("\n".join(dependencies) + "\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run(
+        [python, "-m", "devlint", "confirm", "DVL204", "--backend", "emulated"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    bad = next(line.split(maxsplit=5) for line in result.stdout.splitlines() if "bad.py" in line)
+    assert bad[3] == "pass" and bad[5].startswith("symptom: host-to-device copy")
 
 
 def test_confirm_skips_rules_that_need_more_gpus_than_emulated():
