@@ -29,6 +29,7 @@ from devlint.files import Entry, MissingPathError, iter_python_files
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
+from devlint.safe_write import OUTSIDE_ROOTS_FLAG
 from devlint.selection import is_enabled
 from devlint.workers import guarded, lint_files, map_files
 
@@ -142,6 +143,12 @@ def _parser() -> argparse.ArgumentParser:
         "--diff",
         action="store_true",
         help="print the fixes as a unified diff instead of applying them; exit 1 if there are any",
+    )
+    check.add_argument(
+        OUTSIDE_ROOTS_FLAG,
+        action="store_true",
+        help="with --fix, also write files whose real path is outside the paths given (reached"
+        " through a symbolic link) and hard-linked files (edited in place, so every link changes)",
     )
     check.add_argument(
         "--stdin-filename",
@@ -302,6 +309,7 @@ def _fix(
     fixes as a unified diff instead and exit 1 when there are any (or devlint failed on a
     file: then it cannot say there are none)."""
     from devlint.fix import FixResult, fix_bytes, write_fixed
+    from devlint.safe_write import WritePolicy
 
     fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
 
@@ -310,8 +318,10 @@ def _fix(
 
     results = map_files(fix, files, args.jobs, lost, doing="fixing", done="fixed")
     if not args.diff:
+        given = [Path(path) for path in args.paths if path != STDIN]
+        policy = WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
         written = zip(files, results, strict=True)
-        results = [write_fixed(path, result, settings) for path, result in written]
+        results = [write_fixed(path, result, settings, policy) for path, result in written]
     stdin = STDIN in args.paths
     if stdin:
         data = sys.stdin.buffer.read()
