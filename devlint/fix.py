@@ -33,6 +33,7 @@ from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.engine import lint_source
 from devlint.notices import INTERNAL_ERROR, UNREADABLE, notice
+from devlint.reading import read_regular_file
 
 MAX_PASSES = 10
 ROUND_TRIP = (
@@ -369,7 +370,7 @@ def fix_file(
     """Fix one file; with ``write``, replace it atomically when anything changed."""
     name = str(path)
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except OSError as error:
         message = f"cannot read file: {error.strerror or error}"
         return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
@@ -399,7 +400,7 @@ def write_fixed(path: Path, result: FixResult, settings: Settings = DEFAULT_SETT
 
 
 def _text_of(path: Path) -> str | None:
-    return decode_source(path.read_bytes())[0]
+    return decode_source(read_regular_file(path))[0]
 
 
 def write_atomically(path: Path, data: bytes) -> None:
