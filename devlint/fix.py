@@ -29,6 +29,7 @@ from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.engine import lint_source
 from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice
+from devlint.reading import read_regular_file
 from devlint.safe_write import NotRewritten, WritePolicy, rewrite
 
 MAX_PASSES = 10
@@ -366,7 +367,7 @@ def fix_file(
     """Fix one file; with ``write``, rewrite it when anything changed (see ``write_fixed``)."""
     name = str(path)
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except OSError as error:
         message = f"cannot read file: {error.strerror or error}"
         return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
@@ -408,7 +409,7 @@ def write_fixed(
 
 
 def _text_of(path: Path) -> str | None:
-    return decode_source(path.read_bytes())[0]
+    return decode_source(read_regular_file(path))[0]
 
 
 def _wanted(fix: SuggestedFix | None, unsafe: bool) -> bool:

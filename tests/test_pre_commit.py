@@ -180,7 +180,11 @@ def test_manifest_is_valid_for_pre_commit_and_matches_the_docs() -> None:
     from pre_commit.clientlib import load_manifest
 
     (hook,) = load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
-    assert (hook["id"], hook["entry"], hook["language"]) == ("devlint", "devlint check", "python")
+    assert (hook["id"], hook["entry"], hook["language"]) == (
+        "devlint",
+        "devlint check --force-exclude",
+        "python",
+    )
     assert hook["types_or"] == ["python", "pyi"]
     for page in ("docs/ci.md", "docs/usage.md", "README.md"):
         assert "- id: devlint" in (ROOT / page).read_text(encoding="utf-8"), page

@@ -25,6 +25,7 @@ from devlint.cache import ResultCache, default_cache_dir
 from devlint.config import ConfigError, Settings, is_code, load_settings, load_settings_file
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
+from devlint.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
 from devlint.files import Entry, MissingPathError, iter_python_files
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
@@ -102,6 +103,29 @@ def _parser() -> argparse.ArgumentParser:
         type=_codes,
         metavar="CODES",
         help="codes or prefixes not to report (replaces the config's)",
+    )
+    check.add_argument(
+        "--exclude",
+        type=_patterns,
+        metavar="PATTERNS",
+        help="comma-separated globs of files and directories to skip (replaces the default list)",
+    )
+    check.add_argument(
+        "--extend-exclude",
+        type=_patterns,
+        default=(),
+        metavar="PATTERNS",
+        help="globs to skip in addition to the default list and the config's",
+    )
+    check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        help="skip what .gitignore files ignore (default: yes)",
+    )
+    check.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        help="apply the exclusions to paths named on the command line too (pre-commit does)",
     )
     check.add_argument(
         "-j",
@@ -190,6 +214,12 @@ def _codes(text: str) -> tuple[str, ...]:
     return codes
 
 
+def _patterns(text: str) -> tuple[str, ...]:
+    """Comma-separated globs; those with a ``/`` are relative to the working directory."""
+    patterns = [pattern.strip() for pattern in text.split(",") if pattern.strip()]
+    return anchor_patterns(patterns, os.getcwd())
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -206,7 +236,8 @@ def _positive_int(text: str) -> int:
 def _check(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
-        entries = list(iter_python_files(Path(path) for path in args.paths if path != STDIN))
+        paths = [Path(path) for path in args.paths if path != STDIN]
+        entries = list(iter_python_files(paths, _exclusions(settings)))
     except MissingPathError as error:
         raise UsageError(f"{error}: no such file or directory") from None
     files = [entry.path for entry in entries if entry.skip_reason is None]
@@ -240,7 +271,26 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings = replace(settings, select=args.select)
     if args.ignore is not None:
         settings = replace(settings, ignore=args.ignore)
-    return replace(settings, extend_select=settings.extend_select + args.extend_select)
+    if args.exclude is not None:
+        settings = replace(settings, exclude=args.exclude)
+    for name in ("respect_gitignore", "force_exclude"):
+        if getattr(args, name) is not None:
+            settings = replace(settings, **{name: getattr(args, name)})
+    return replace(
+        settings,
+        extend_select=settings.extend_select + args.extend_select,
+        extend_exclude=settings.extend_exclude + args.extend_exclude,
+    )
+
+
+def _exclusions(settings: Settings) -> Exclusions:
+    exclude = DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude
+    return Exclusions(
+        exclude + settings.extend_exclude,
+        settings.respect_gitignore,
+        settings.force_exclude,
+        settings.root or os.getcwd(),
+    )
 
 
 def _config_start(args: argparse.Namespace) -> Path:
