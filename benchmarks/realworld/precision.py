@@ -39,7 +39,7 @@ analyse) are not rule findings: they are listed apart and left out of the
 precision figure.
 
 Precision is true / all rule findings, untriaged findings counted as false.
-The script always exits 0.
+The script exits 0 whatever it finds; 2 only when the ledger is malformed.
 """
 
 from __future__ import annotations
@@ -270,11 +270,16 @@ def _read_ledger(path: Path) -> dict[tuple, dict]:
             continue
         entry = json.loads(line)
         if entry.get("verdict") not in VERDICTS:
-            raise SystemExit(f"{path}:{number}: verdict must be one of {VERDICTS}")
+            _malformed(f"{path}:{number}: verdict must be one of {VERDICTS}")
         if _key(entry) in ledger:
-            raise SystemExit(f"{path}:{number}: duplicate key {_key(entry)}")
+            _malformed(f"{path}:{number}: duplicate key {_key(entry)}")
         ledger[_key(entry)] = entry
     return ledger
+
+
+def _malformed(problem: str) -> None:
+    print(problem, file=sys.stderr)
+    raise SystemExit(2)
 
 
 def _score(findings: list[dict], ledger: dict[tuple, dict], linted: set[str]) -> dict:
