@@ -36,6 +36,7 @@ from devlint import diagnostic as diagnostic_module
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
 from devlint.notices import INTERNAL_ERROR
+from devlint.reading import read_regular_file
 
 CACHE_DIR_NAME = ".devlint_cache"
 CACHE_DIR_ENV = "DEVLINT_CACHE_DIR"
@@ -132,7 +133,7 @@ class ResultCache:
         missing: list[Path] = []
         for path in files:
             try:
-                data = path.read_bytes()
+                data = read_regular_file(path)
             except OSError:
                 missing.append(path)  # linting it reports why
                 continue
@@ -156,7 +157,7 @@ def lint_file_cached(
     (an editor may save while it is linted) and devlint did not fail on it.
     """
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except OSError:
         return lint(path, settings)  # which reports why
     key = results.key(data, str(path))
@@ -170,7 +171,7 @@ def lint_file_cached(
 
 def _unchanged(path: Path, data: bytes) -> bool:
     try:
-        return path.read_bytes() == data
+        return read_regular_file(path) == data
     except OSError:
         return False
 

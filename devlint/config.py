@@ -7,6 +7,7 @@ one, so that the CLI, pre-commit and the editor agree on a project's setup.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from devlint.codes import unknown_code
+from devlint.exclusions import anchor_patterns
+from devlint.reading import read_regular_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -31,6 +34,11 @@ class Settings:
     ``select`` None means the default set (every rule enabled by default).
     ``device_names`` are extra variable names that hold a device (``"dev"``).
     ``root`` is the directory that ``per_file_ignores`` globs are relative to.
+    ``exclude`` (None: devlint's default list) and ``extend_exclude`` are
+    anchored patterns (``devlint.exclusions.anchor_patterns``) that the
+    directory walk leaves out, with what ``.gitignore`` files ignore unless
+    ``respect_gitignore`` is false; ``force_exclude`` applies them to paths
+    named on the command line too.
     """
 
     select: tuple[str, ...] | None = None
@@ -38,13 +46,24 @@ class Settings:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     device_names: tuple[str, ...] = ()
+    # Not in the repr, which keys the result cache: which files a run walks changes no result.
+    exclude: tuple[str, ...] | None = field(default=None, repr=False)
+    extend_exclude: tuple[str, ...] = field(default=(), repr=False)
+    respect_gitignore: bool = field(default=True, repr=False)
+    force_exclude: bool = field(default=False, repr=False)
     root: str | None = field(default=None, compare=False)
 
 
 DEFAULT_SETTINGS = Settings()
 
 _CODE_KEYS = ("select", "extend-select", "ignore")
-_KEYS = (*_CODE_KEYS, "per-file-ignores", "device-names")
+_PATTERN_KEYS = ("exclude", "extend-exclude")
+_SWITCH_KEYS = ("respect-gitignore", "force-exclude")
+_KEYS = (*_CODE_KEYS, "per-file-ignores", "device-names", *_PATTERN_KEYS, *_SWITCH_KEYS)
+MAX_PATTERNS = 1_000
+"""Patterns in ``per-file-ignores`` or an exclude list: thousands are generated, not written,
+and every file is matched against each of them."""
+MAX_PATTERN_LENGTH = 1_000
 
 
 class ConfigError(Exception):
@@ -57,11 +76,11 @@ def load_settings(start: Path) -> Settings:
     ``start`` is a file or directory. Without such a file the defaults apply.
     """
     directory = Path(os.path.abspath(start))  # not resolve(): that raises on symlink loops
-    if not directory.is_dir():
+    if not os.path.isdir(directory):  # os.path: False, not an error, where it cannot look
         directory = directory.parent
     for candidate in (directory, *directory.parents):
         pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file():
+        if os.path.isfile(pyproject):
             table = _devlint_table(pyproject)
             if table is not None:
                 return settings_from_table(table, pyproject)
@@ -70,7 +89,7 @@ def load_settings(start: Path) -> Settings:
 
 def load_settings_file(pyproject: Path) -> Settings:
     """Settings of this ``pyproject.toml`` (``--config``); defaults if it has no table."""
-    if not pyproject.is_file():
+    if not os.path.isfile(pyproject):
         raise ConfigError(f"{pyproject}: no such file")
     table = _devlint_table(pyproject)
     return settings_from_table(table or {}, pyproject)
@@ -78,7 +97,7 @@ def load_settings_file(pyproject: Path) -> Settings:
 
 def _devlint_table(pyproject: Path) -> dict[str, Any] | None:
     try:
-        text = pyproject.read_text(encoding="utf-8")
+        text = read_regular_file(pyproject).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{pyproject}: cannot read: {error}") from None
     if "devlint" not in text:  # most projects: no need to parse at all
@@ -89,10 +108,37 @@ def _devlint_table(pyproject: Path) -> dict[str, Any] | None:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{pyproject}: invalid TOML: {error}") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        key = _deeply_nested_key(text)
+        where = f" {key}" if key else ""
+        raise ConfigError(f"{pyproject}:{where}: value nested too deeply to read") from None
     table = document.get("tool", {}).get("devlint")
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.devlint] must be a table")
     return table
+
+
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'')
+_TABLE_LINE = re.compile(r"\s*\[\[?([^\[\]]*)\]")
+_KEY_LINE = re.compile(r"\s*([^\s=\[#][^=]*?)\s*=")
+_DEEP = 100
+
+
+def _deeply_nested_key(text: str) -> str | None:
+    """The key whose value first nests brackets more than ``_DEEP`` levels, to name it in
+    the error (a rough scan: strings are skipped, comments are not)."""
+    depth, table, key = 0, "", None
+    for line in _STRING.sub('""', text).splitlines():
+        if depth == 0 and (header := _TABLE_LINE.match(line)):
+            table = f"[{header.group(1).strip()}] "
+        elif depth == 0 and (match := _KEY_LINE.match(line)):
+            key = table + match.group(1)
+        for char in line:
+            depth += 1 if char in "[{" else -1 if char in "]}" else 0
+            if depth > _DEEP:
+                return key
+        depth = max(depth, 0)
+    return None
 
 
 def settings_from_table(table: dict[str, Any], pyproject: Path) -> Settings:
@@ -108,6 +154,13 @@ def settings_from_table(table: dict[str, Any], pyproject: Path) -> Settings:
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise fail("per-file-ignores", 'expected a table such as {"tests/*" = ["DVL101"]}')
+    _check_patterns(list(per_file), fail, "per-file-ignores")
+    patterns = {key: _patterns(table[key], fail, key) for key in _PATTERN_KEYS if key in table}
+    switches = {key: table[key] for key in _SWITCH_KEYS if key in table}
+    for key, value in switches.items():
+        if not isinstance(value, bool):
+            raise fail(key, "expected true or false")
+    root = os.path.dirname(os.path.abspath(pyproject))
     names = table.get("device-names", [])
     if not _is_list_of_str(names) or not all(_is_dotted_name(name) for name in names):
         raise fail("device-names", 'expected a list of variable names such as ["dev"]')
@@ -120,7 +173,11 @@ def settings_from_table(table: dict[str, Any], pyproject: Path) -> Settings:
             for glob, value in per_file.items()
         ),
         device_names=tuple(names),
-        root=os.path.dirname(os.path.abspath(pyproject)),
+        exclude=anchor_patterns(patterns["exclude"], root) if "exclude" in patterns else None,
+        extend_exclude=anchor_patterns(patterns.get("extend-exclude", ()), root),
+        respect_gitignore=switches.get("respect-gitignore", True),
+        force_exclude=switches.get("force-exclude", False),
+        root=root,
     )
 
 
@@ -131,6 +188,26 @@ def _codes(value: object, fail: Callable[[str, str], ConfigError], key: str) -> 
     if problem is not None:
         raise fail(key, problem)
     return tuple(value)
+
+
+def _patterns(value: object, fail: Callable[[str, str], ConfigError], key: str) -> tuple[str, ...]:
+    if not _is_list_of_str(value):
+        raise fail(key, 'expected a list of glob patterns such as ["build", "src/gen/*.py"]')
+    _check_patterns(value, fail, key)
+    return tuple(value)
+
+
+def _check_patterns(patterns: list[str], fail: Callable[[str, str], ConfigError], key: str) -> None:
+    """Bound what every file is matched against (a hostile or generated pyproject.toml)."""
+    if len(patterns) > MAX_PATTERNS:
+        raise fail(key, f"{len(patterns):,} patterns, over the limit of {MAX_PATTERNS:,}")
+    for pattern in patterns:
+        if len(pattern) > MAX_PATTERN_LENGTH:
+            raise fail(
+                key,
+                f"pattern {pattern[:40]!r}... is {len(pattern):,} characters long, "
+                f"over the limit of {MAX_PATTERN_LENGTH:,}",
+            )
 
 
 def _is_list_of_str(value: object) -> bool:

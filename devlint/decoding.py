@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import tokenize
 from io import BytesIO
-from pathlib import Path
+
+from devlint.reading import read_regular_file
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -33,7 +34,7 @@ def read_lines(path: str) -> list[str] | None:
     """A file's lines, without their endings, as the engine decodes it; None if it cannot be
     read or decoded (output quotes reported lines from it)."""
     try:
-        source, _ = decode_source(Path(path).read_bytes())
+        source, _ = decode_source(read_regular_file(path))
     except OSError:
         return None
     return None if source is None else _LINE_BREAK.split(source)

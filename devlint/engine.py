@@ -20,6 +20,7 @@ from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.limits import complexity_problem
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
+from devlint.reading import read_regular_file
 from devlint.rule import FixBuilder, Rule
 from devlint.rules import all_rules
 from devlint.selection import is_enabled
@@ -123,7 +124,7 @@ def lint_file(
     """Read, decode and lint one file; unreadable files become a DVL002 notice."""
     name = display or str(path)
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except OSError as error:
         return [notice(name, UNREADABLE, f"cannot read file: {error.strerror or error}")]
     source, problem = decode_source(data)

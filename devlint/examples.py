@@ -7,8 +7,10 @@ carries it as ``devlint/_rules``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from devlint.rule import Rule
+if TYPE_CHECKING:  # the harness asks for rules_root() in every run: no LibCST there
+    from devlint.rule import Rule
 
 EXAMPLE_FILES = ("bad.py", "good.py", "fixed.py")
 

@@ -10,14 +10,10 @@ node texts and positions cannot be trusted.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import difflib
 import functools
-import os
 import re
-import stat
-import tempfile
 import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -32,7 +28,9 @@ from devlint.core.syntax import dotted_name
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.engine import lint_source
-from devlint.notices import INTERNAL_ERROR, UNREADABLE, notice
+from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice
+from devlint.reading import read_regular_file
+from devlint.safe_write import NotRewritten, WritePolicy, rewrite
 
 MAX_PASSES = 10
 ROUND_TRIP = (
@@ -366,10 +364,10 @@ def fix_bytes(
 def fix_file(
     path: Path, settings: Settings = DEFAULT_SETTINGS, *, unsafe: bool = False, write: bool = True
 ) -> FixResult:
-    """Fix one file; with ``write``, replace it atomically when anything changed."""
+    """Fix one file; with ``write``, rewrite it when anything changed (see ``write_fixed``)."""
     name = str(path)
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except OSError as error:
         message = f"cannot read file: {error.strerror or error}"
         return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
@@ -377,50 +375,41 @@ def fix_file(
     return write_fixed(path, result, settings) if write else result
 
 
-def write_fixed(path: Path, result: FixResult, settings: Settings = DEFAULT_SETTINGS) -> FixResult:
-    """Replace the file by ``result``'s fixed text, if it still holds the text that was fixed.
+def write_fixed(
+    path: Path,
+    result: FixResult,
+    settings: Settings = DEFAULT_SETTINGS,
+    policy: WritePolicy | None = None,
+) -> FixResult:
+    """Rewrite the file with ``result``'s fixed text, if it still holds the text that was
+    fixed and ``policy`` allows it (by default: files in ``path``'s directory).
 
     ``devlint check --fix`` computes fixes in worker processes and writes here,
     in the main process: a file is written only when the run has its result
     (so the count of fixes applied is exact, and Ctrl-C never leaves a write
-    unreported), and a file edited meanwhile is left alone.
+    unreported), and a file edited meanwhile is left alone. A file left alone
+    gets a DVL005 notice, and its problems are reported unfixed.
     """
     if not result.changed:
         return result
+    policy = policy or WritePolicy.for_paths([path])
     try:
-        if _text_of(path) != result.source:
-            raise OSError("the file changed while it was being fixed")
-        write_atomically(path, result.fixed.encode(result.encoding))
-    except (OSError, UnicodeEncodeError) as error:
-        problem = f"not rewritten: {getattr(error, 'strerror', None) or error}"
-        diagnostics = lint_source(result.source, result.path, settings)
-        return FixResult(result.path, result.source, result.source, diagnostics, problem=problem)
+        current = _text_of(path)
+        if current == result.fixed:  # fixed already, through another hard link
+            return replace(result, source=current)
+        if current != result.source:
+            raise NotRewritten("the file changed while it was being fixed")
+        rewrite(path, result.fixed.encode(result.encoding), policy)
+    except (OSError, UnicodeEncodeError, NotRewritten) as error:
+        why = f"not rewritten: {getattr(error, 'strerror', None) or error}"
+        left = [*lint_source(result.source, result.path, settings)]
+        left.append(notice(result.path, NOT_REWRITTEN, why))
+        return FixResult(result.path, result.source, result.source, left)
     return result
 
 
 def _text_of(path: Path) -> str | None:
-    return decode_source(path.read_bytes())[0]
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace a file's contents in one step (temp file + ``os.replace``), keeping its mode.
-
-    A symbolic link stays a link: its target is rewritten.
-    """
-    target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(target.stat().st_mode)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    return decode_source(read_regular_file(path))[0]
 
 
 def _wanted(fix: SuggestedFix | None, unsafe: bool) -> bool:

@@ -1,4 +1,4 @@
-"""Codes for files devlint could not analyse. Not rules: no examples, always shown."""
+"""Codes for files devlint could not analyse or fix. Not rules: no examples, always shown."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ SYNTAX_ERROR = "DVL001"
 UNREADABLE = "DVL002"
 INTERNAL_ERROR = "DVL003"
 TOO_COMPLEX = "DVL004"
+NOT_REWRITTEN = "DVL005"
 
 NOTICE_SUMMARIES = {
     SYNTAX_ERROR: "file could not be parsed; it was not analysed",
     UNREADABLE: "file could not be read or decoded; it was not analysed",
     INTERNAL_ERROR: "devlint failed on this file; please report it",
     TOO_COMPLEX: "file too large or too deeply nested to analyse; it was skipped",
+    NOT_REWRITTEN: "file not rewritten by --fix (read-only, its real path outside the paths"
+    " given, hard-linked, or changed meanwhile); its problems are reported unfixed",
 }
 
 

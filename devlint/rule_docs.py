@@ -64,7 +64,8 @@ def rule_page(code: str) -> str | None:
     if code in NOTICE_SUMMARIES:
         return (
             f"# {code}\n\n{NOTICE_SUMMARIES[code][0].upper()}{NOTICE_SUMMARIES[code][1:]}.\n\n"
-            f"A notice, not a rule: devlint could not analyse the file. See {NOTICES_URL}\n"
+            "A notice, not a rule: why devlint could not analyse or fix the file."
+            f" See {NOTICES_URL}\n"
         )
     rule = rule_by_code(code)
     if rule is None:

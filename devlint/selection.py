@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 
 from devlint.config import Settings
 from devlint.notices import NOTICE_SUMMARIES
@@ -39,11 +41,21 @@ def _per_file_ignores(settings: Settings, path: str) -> tuple[str, ...]:
         if not relative.startswith(".."):
             candidates.add(relative.replace("\\", "/"))
     codes: list[str] = []
-    for pattern, pattern_codes in settings.per_file_ignores:
-        if any(
-            fnmatch.fnmatch(candidate, pattern)
-            or fnmatch.fnmatch(candidate, f"*/{pattern.lstrip('./')}")
-            for candidate in candidates
-        ):
+    for pattern, pattern_codes in _compiled(settings.per_file_ignores):
+        if any(pattern.match(candidate) for candidate in candidates):
             codes.extend(pattern_codes)
     return tuple(codes)
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled(
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...],
+) -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
+    """Each glob as one regex, compiled once per configuration (not per file and rule):
+    it matches the path itself or any path that ends in it."""
+    compiled = []
+    for glob, codes in per_file_ignores:
+        anywhere = "*/" + glob.lstrip("./")
+        regex = f"{fnmatch.translate(glob)}|{fnmatch.translate(anywhere)}"
+        compiled.append((re.compile(regex), codes))
+    return compiled

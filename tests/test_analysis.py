@@ -89,6 +89,30 @@ CASES = {
         "        continue\n    reveal(x)",
         CUDA,
     ),
+    "a value three assignments away reaches the loop head on the third pass": (
+        # Iteration 3 sees b == the CPU tensor a got in iteration 1: one or two passes say cuda.
+        "a = torch.zeros(1).cuda()\nb = torch.zeros(1).cuda()\nc = torch.zeros(1).cuda()\n"
+        "for i in range(5):\n    reveal(c)\n    c = b\n    b = a\n    a = torch.zeros(1)",
+        UNKNOWN,
+    ),
+    "a loop that never changes a value keeps its device": (
+        "a = torch.zeros(1).cuda()\nb = a\nfor i in range(5):\n    b = a\n    reveal(b)",
+        CUDA,
+    ),
+    "a handler starts from any point of the try body, not its start": (
+        "x = torch.zeros(1)\ntry:\n    x = x.cuda()\n    risky()\nexcept RuntimeError:\n"
+        "    reveal(x)",
+        UNKNOWN,
+    ),
+    "a handler starts from any point of the try body, not its end": (
+        "x = torch.zeros(1).cuda()\ntry:\n    risky()\n    x = torch.zeros(1)\n"
+        "except RuntimeError:\n    reveal(x)",
+        UNKNOWN,
+    ),
+    "a handler sees what the whole body agrees on": (
+        "x = torch.zeros(1).cuda()\ntry:\n    risky(x)\nexcept RuntimeError:\n    reveal(x)",
+        CUDA,
+    ),
     "try joins the handler": (
         "try:\n    x = torch.zeros(1).cuda()\nexcept RuntimeError:\n    x = torch.zeros(1)\n"
         "reveal(x)",

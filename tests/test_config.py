@@ -111,6 +111,46 @@ def test_invalid_toml_names_file(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_deeply_nested_value_is_a_config_error_naming_file_and_key(tmp_path: Path) -> None:
+    pyproject = write_pyproject(tmp_path, f"ignore = []\n[tool.other]\nhostile = {DEEP}\n")
+    message = f"{pyproject}: [tool.other] hostile: value nested too deeply to read"
+    with pytest.raises(ConfigError) as error:
+        load_settings(tmp_path)
+    assert str(error.value) == message
+    result = devlint("check", ".", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (2, f"devlint: error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "problem"),
+    [
+        (
+            "[tool.devlint.per-file-ignores]\n"
+            + "".join(f'"gen/m{n}.py" = ["DVL1"]\n' for n in range(20_000)),
+            "per-file-ignores",
+            "20,000 patterns, over the limit of 1,000",
+        ),
+        (
+            f'[tool.devlint.per-file-ignores]\n"{"*a" * 600}" = ["DVL1"]\n',
+            "per-file-ignores",
+            "pattern '*a*a*a",
+        ),
+        (f"exclude = {[f'gen{n}' for n in range(1001)]}\n", "exclude", "1,001 patterns"),
+        (f"extend-exclude = ['{'x' * 1001}']\n", "extend-exclude", "pattern 'xxx"),
+    ],
+)
+def test_too_many_or_too_long_patterns_are_a_config_error(
+    tmp_path: Path, body: str, key: str, problem: str
+) -> None:
+    pyproject = write_pyproject(tmp_path, body)
+    with pytest.raises(ConfigError) as error:
+        load_settings(tmp_path)
+    assert str(error.value).startswith(f"{pyproject.resolve()}: [tool.devlint] {key}: {problem}")
+
+
 def test_cli_exits_2_on_bad_config(tmp_path: Path) -> None:
     write_pyproject(tmp_path, 'ignore = "DVL101"\n')
     result = devlint("check", ".", cwd=tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from snippets import DISCARDED
 
-from devlint import fix
+from devlint import fix, safe_write
 from devlint.frontends import cli
 
 DISCARDED_FIXED = 'import torch\n\nx = torch.ones(3)\nx = x.to("cuda")\n'
@@ -183,12 +183,12 @@ def test_failed_write_is_reported_and_leaves_file_and_no_temporary(
     def refuse(source: str, target: str) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(fix.os, "replace", refuse)
+    monkeypatch.setattr(safe_write.os, "replace", refuse)
     assert cli.main(["check", "--fix", str(path)]) == 1
     assert path.read_text() == DISCARDED
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"]
     captured = capsys.readouterr()
-    assert "train.py: not rewritten: Permission denied" in captured.err
+    assert "train.py:1:1: DVL005 [error] not rewritten: Permission denied" in captured.out
     assert "DVL201" in captured.out
 
 
@@ -210,5 +210,7 @@ def test_a_file_edited_while_its_fixes_were_computed_is_left_alone(tmp_path: Pat
     path.write_text(DISCARDED + "# saved meanwhile\n")
     written = fix.write_fixed(path, result)
     assert path.read_text() == DISCARDED + "# saved meanwhile\n"
-    assert written.problem == "not rewritten: the file changed while it was being fixed"
-    assert not written.changed and [d.code for d in written.diagnostics] == ["DVL201"]
+    assert not written.changed and [d.code for d in written.diagnostics] == ["DVL201", "DVL005"]
+    assert written.diagnostics[-1].message == (
+        "not rewritten: the file changed while it was being fixed"
+    )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import site
 import subprocess
 import sys
 import textwrap
@@ -53,6 +55,38 @@ def test_confirm_runs_a_crash_a_measured_symptom_and_a_forked_worker(tmp_path):
     assert observed["DVL204", "bad.py"].startswith("symptom: host-to-device copy")
     assert "Cannot re-initialize CUDA in forked subprocess" in observed["DVL303", "bad.py"]
     assert data["backends"] == {"emulated": {"gpus": 2}} and data["fidelity"] is None
+
+
+def test_confirm_from_an_installed_devlint_counts_the_examples_as_user_code(tmp_path):
+    """A wheel puts the examples in site-packages/devlint/_rules: DVL204's measured copies must
+    still be the example's own lines, not hidden as devlint's or an installed package's."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    installed = Path(purelib) / "devlint"
+    shutil.copytree(ROOT / "devlint", installed, ignore=shutil.ignore_patterns("__pycache__"))
+    rule = next((ROOT / "rules").glob("DVL204-*"))
+    shutil.copytree(rule, installed / "_rules" / rule.name)
+    dependencies = [*site.getsitepackages(), site.getusersitepackages()]  # torch, LibCST
+    (Path(purelib) / "dependencies.pth").write_text("\n".join(dependencies) + "\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run(
+        [python, "-m", "devlint", "confirm", "DVL204", "--backend", "emulated"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    bad = next(line.split(maxsplit=5) for line in result.stdout.splitlines() if "bad.py" in line)
+    assert bad[3] == "pass" and bad[5].startswith("symptom: host-to-device copy")
 
 
 def test_confirm_skips_rules_that_need_more_gpus_than_emulated():
@@ -104,9 +138,61 @@ def test_run_reports_the_first_device_error_and_the_transfers_by_line(tmp_path):
             """
         )
     )
-    result = devlint("run", str(script), "--gpus", "1", "--", "--epochs", "1", cwd=tmp_path)
+    result = devlint("run", "--gpus", "1", str(script), "--epochs", "1", cwd=tmp_path)
     assert result.returncode == 1
     assert "epochs ['--epochs', '1']" in result.stdout
     assert "first device error: train.py:8: RuntimeError: Expected all tensors" in result.stderr
     assert re.search(r"train.py:5 +2 \(40 B\)", result.stderr)  # the Linear's weight and bias
     assert 'File "' in result.stderr and 'train.py", line 8' in result.stderr
+
+
+ARGV_SCRIPT = """\
+import sys
+import torch
+
+print("argv", sys.argv[1:], "gpus", torch.cuda.device_count())
+"""
+
+
+@pytest.mark.parametrize(
+    ("command_line", "script_args", "gpus"),
+    [
+        (["--gpus", "1", "argv.py", "--", "--epochs", "1"], ["--epochs", "1"], 1),
+        (["argv.py", "--", "--epochs", "1"], ["--epochs", "1"], 2),
+        (["--gpus", "1", "argv.py", "--epochs", "1", "--", "x"], ["--epochs", "1", "--", "x"], 1),
+        (["--gpus=3", "--", "argv.py", "--help"], ["--help"], 3),
+        (["argv.py", "--", "--gpus", "1", "--", "x"], ["--gpus", "1", "--", "x"], 2),
+    ],
+)
+def test_run_takes_devlints_options_before_the_script_and_the_rest_for_the_script(
+    tmp_path, command_line, script_args, gpus
+):
+    (tmp_path / "argv.py").write_text(ARGV_SCRIPT)
+    result = devlint("run", *command_line, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"argv {script_args!r} gpus {gpus}" in result.stdout
+    assert f"exit status 0, {gpus} emulated GPUs" in result.stderr
+
+
+def test_run_refuses_its_own_options_right_after_the_script_as_ambiguous(tmp_path):
+    (tmp_path / "argv.py").write_text(ARGV_SCRIPT)
+    result = devlint("run", "argv.py", "--gpus", "1", "--", "--epochs", "1", cwd=tmp_path)
+    assert result.returncode == 2 and "argv" not in result.stdout
+    assert "--gpus 1 after the script is ambiguous" in result.stderr
+    assert "(devlint run --gpus 1 argv.py -- --epochs 1)" in result.stderr
+    assert "(devlint run argv.py -- --gpus 1 -- --epochs 1)" in result.stderr
+
+
+def test_run_without_a_script_is_a_usage_error():
+    result = devlint("run", "--gpus", "1")
+    assert result.returncode == 2
+    assert "the script to run is missing" in result.stderr
+
+
+def test_run_help_shows_the_order_it_accepts():
+    result = devlint("run", "--help")
+    assert result.returncode == 0
+    assert "usage: devlint run [-h] [--gpus N] [--json PATH] SCRIPT [--] [ARGS ...]" in (
+        result.stdout
+    )
+    assert "devlint's options go before SCRIPT" in " ".join(result.stdout.split())

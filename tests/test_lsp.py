@@ -489,6 +489,22 @@ def test_an_unknown_code_in_the_config_is_shown_not_a_silent_linter(tmp_path: Pa
     asyncio.run(body())
 
 
+def test_a_pyproject_too_deep_to_read_is_shown_and_the_defaults_apply(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "pyproject.toml").write_text(f"[tool.devlint]\nignore = {deep}\n")
+
+    @session(tmp_path)
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", MIXED)
+        assert codes(await editor.diagnostics(uri, version=1)) == ["DVL101"]
+        (shown,) = editor.shown
+        assert shown.message.endswith(
+            "pyproject.toml: [tool.devlint] ignore: value nested too deeply to read"
+        )
+
+    asyncio.run(body())
+
+
 def test_docs_url_option_sets_the_code_description(tmp_path: Path) -> None:
     @session(tmp_path, {"docsUrl": "https://example.org/devlint/{code}.html"})
     async def body(editor: Editor) -> None:

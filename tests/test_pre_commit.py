@@ -12,6 +12,7 @@ index can be reached the test is skipped and says why.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,6 +62,18 @@ def git_environment(home: Path) -> dict[str, str]:
     return environment
 
 
+def offline_environment(home: Path, wheelhouse: Path) -> dict[str, str]:
+    """``git_environment`` where pip installs only from ``wheelhouse``."""
+    environment = git_environment(home)
+    environment.update(
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(wheelhouse),
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    return environment
+
+
 def run(*command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
@@ -96,7 +109,8 @@ def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copytree(source, folder / name, ignore=ignore)
         else:
             shutil.copy2(source, folder / name)
-    for command in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-qm", "hook")):
+    init = ("git", "init", "-q", "--initial-branch", "main")  # the branch the docs' rev names
+    for command in (init, ("git", "add", "-A"), ("git", "commit", "-qm", "hook")):
         assert run(*command, cwd=folder, env=environment).returncode == 0
     return folder
 
@@ -104,13 +118,7 @@ def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_hook_fails_on_a_buggy_file_and_passes_on_a_clean_one(
     tmp_path: Path, wheelhouse: Path, hook_repository: Path
 ) -> None:
-    environment = git_environment(tmp_path)
-    environment.update(
-        PIP_NO_INDEX="1",
-        PIP_FIND_LINKS=str(wheelhouse),
-        PIP_CONFIG_FILE=os.devnull,
-        PIP_DISABLE_PIP_VERSION_CHECK="1",
-    )
+    environment = offline_environment(tmp_path, wheelhouse)
     project = tmp_path / "project"
     project.mkdir()
     assert run("git", "init", "-q", cwd=project, env=environment).returncode == 0
@@ -131,11 +139,52 @@ def test_hook_fails_on_a_buggy_file_and_passes_on_a_clean_one(
     assert "Passed" in passed.stdout
 
 
+def documented_configurations() -> dict[str, str]:
+    """The ``.pre-commit-config.yaml`` snippets users copy from the docs, by page."""
+    snippets = {}
+    for page in ("README.md", "docs/ci.md", "docs/usage.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        blocks = re.findall(r"```yaml\n(repos:\n.*?)```", text, flags=re.DOTALL)
+        (snippets[page],) = [block for block in blocks if "- id: devlint" in block]
+    return snippets
+
+
+def test_the_documented_configuration_installs_and_runs_the_hook(
+    tmp_path: Path, wheelhouse: Path, hook_repository: Path
+) -> None:
+    """The snippet's ``rev`` exists, and ``autoupdate --freeze`` pins it to a commit."""
+    environment = offline_environment(tmp_path, wheelhouse)
+    project = tmp_path / "project"
+    project.mkdir()
+    assert run("git", "init", "-q", cwd=project, env=environment).returncode == 0
+    (project / "train.py").write_text(BUGGY)
+    run("git", "add", "train.py", cwd=project, env=environment)
+    config = project / ".pre-commit-config.yaml"
+    for page, snippet in documented_configurations().items():
+        url = re.search(r"repo: (\S+)", snippet).group(1)
+        config.write_text(snippet.replace(url, str(hook_repository)))
+        result = run(
+            sys.executable, "-m", "pre_commit", "run", "--all-files", cwd=project, env=environment
+        )
+        output = result.stdout + result.stderr
+        assert result.returncode == 1 and "train.py:7:12: DVL101 " in output, (page, output)
+
+    frozen = run(
+        sys.executable, "-m", "pre_commit", "autoupdate", "--freeze", cwd=project, env=environment
+    )
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    assert re.search(r"rev: [0-9a-f]{40}", config.read_text()), config.read_text()
+
+
 def test_manifest_is_valid_for_pre_commit_and_matches_the_docs() -> None:
     from pre_commit.clientlib import load_manifest
 
     (hook,) = load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
-    assert (hook["id"], hook["entry"], hook["language"]) == ("devlint", "devlint check", "python")
+    assert (hook["id"], hook["entry"], hook["language"]) == (
+        "devlint",
+        "devlint check --force-exclude",
+        "python",
+    )
     assert hook["types_or"] == ["python", "pyi"]
     for page in ("docs/ci.md", "docs/usage.md", "README.md"):
         assert "- id: devlint" in (ROOT / page).read_text(encoding="utf-8"), page

@@ -13,7 +13,8 @@ import pytest
 
 from devlint.rules import all_rules
 
-SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "sarif-schema-2.1.0.json"
+SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
+"""The official OASIS SARIF 2.1.0 schema (errata 01), kept here: tests read nothing outside."""
 MIXED = """\
 import torch
 

@@ -26,11 +26,13 @@ from devlint.codes import unknown_code
 from devlint.config import ConfigError, Settings, load_settings, load_settings_file
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
+from devlint.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
 from devlint.files import Entry, MissingPathError, iter_python_files
 from devlint.frontends.github_output import print_github
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
+from devlint.safe_write import OUTSIDE_ROOTS_FLAG
 from devlint.selection import is_enabled
 from devlint.terminal import printable
 from devlint.workers import guarded, lint_files, map_files
@@ -119,6 +121,29 @@ def _parser() -> argparse.ArgumentParser:
         help="codes or prefixes not to report (replaces the config's)",
     )
     check.add_argument(
+        "--exclude",
+        type=_patterns,
+        metavar="PATTERNS",
+        help="comma-separated globs of files and directories to skip (replaces the default list)",
+    )
+    check.add_argument(
+        "--extend-exclude",
+        type=_patterns,
+        default=(),
+        metavar="PATTERNS",
+        help="globs to skip in addition to the default list and the config's",
+    )
+    check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        help="skip what .gitignore files ignore (default: yes)",
+    )
+    check.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        help="apply the exclusions to paths named on the command line too (pre-commit does)",
+    )
+    check.add_argument(
         "-j",
         "--jobs",
         type=_positive_int,
@@ -158,6 +183,12 @@ def _parser() -> argparse.ArgumentParser:
         "--diff",
         action="store_true",
         help="print the fixes as a unified diff instead of applying them; exit 1 if there are any",
+    )
+    check.add_argument(
+        OUTSIDE_ROOTS_FLAG,
+        action="store_true",
+        help="with --fix, also write files whose real path is outside the paths given (reached"
+        " through a symbolic link) and hard-linked files (edited in place, so every link changes)",
     )
     check.add_argument(
         "--stdin-filename",
@@ -210,6 +241,12 @@ def _codes(text: str) -> tuple[str, ...]:
     return codes
 
 
+def _patterns(text: str) -> tuple[str, ...]:
+    """Comma-separated globs; those with a ``/`` are relative to the working directory."""
+    patterns = [pattern.strip() for pattern in text.split(",") if pattern.strip()]
+    return anchor_patterns(patterns, os.getcwd())
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -228,7 +265,8 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--statistics works with --format text only")
     settings = _settings(args)
     try:
-        entries = list(iter_python_files(Path(path) for path in args.paths if path != STDIN))
+        paths = [Path(path) for path in args.paths if path != STDIN]
+        entries = list(iter_python_files(paths, _exclusions(settings)))
     except MissingPathError as error:
         raise UsageError(f"{error}: no such file or directory") from None
     files = [entry.path for entry in entries if entry.skip_reason is None]
@@ -236,7 +274,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
     diagnostics += lint_files(files, settings, args.jobs, _result_cache(args, settings), lint_file)
-    checked = len(entries)  # a folder that could not be read was checked too
+    checked = len(entries)  # a path skipped with a notice (a folder, a FIFO) was checked too
     if STDIN in args.paths:
         name = args.stdin_filename or "<stdin>"
         diagnostics += guarded(name, partial(_lint_stdin, name, settings))
@@ -268,7 +306,26 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings = replace(settings, select=args.select)
     if args.ignore is not None:
         settings = replace(settings, ignore=args.ignore)
-    return replace(settings, extend_select=settings.extend_select + args.extend_select)
+    if args.exclude is not None:
+        settings = replace(settings, exclude=args.exclude)
+    for name in ("respect_gitignore", "force_exclude"):
+        if getattr(args, name) is not None:
+            settings = replace(settings, **{name: getattr(args, name)})
+    return replace(
+        settings,
+        extend_select=settings.extend_select + args.extend_select,
+        extend_exclude=settings.extend_exclude + args.extend_exclude,
+    )
+
+
+def _exclusions(settings: Settings) -> Exclusions:
+    exclude = DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude
+    return Exclusions(
+        exclude + settings.extend_exclude,
+        settings.respect_gitignore,
+        settings.force_exclude,
+        settings.root or os.getcwd(),
+    )
 
 
 def _config_start(args: argparse.Namespace) -> Path:
@@ -337,6 +394,7 @@ def _fix(
     fixes as a unified diff instead and exit 1 when there are any (or devlint failed on a
     file: then it cannot say there are none)."""
     from devlint.fix import FixResult, fix_bytes, write_fixed
+    from devlint.safe_write import WritePolicy
 
     fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
 
@@ -345,8 +403,10 @@ def _fix(
 
     results = map_files(fix, files, args.jobs, lost, doing="fixing", done="fixed")
     if not args.diff:
+        given = [Path(path) for path in args.paths if path != STDIN]
+        policy = WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
         written = zip(files, results, strict=True)
-        results = [write_fixed(path, result, settings) for path, result in written]
+        results = [write_fixed(path, result, settings, policy) for path, result in written]
     stdin = STDIN in args.paths
     if stdin:
         data = sys.stdin.buffer.read()

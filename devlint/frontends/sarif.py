@@ -142,8 +142,8 @@ def _rule_descriptors() -> list[dict[str, object]]:
                 "name": "notice",
                 "shortDescription": {"text": _sentence(summary)},
                 "fullDescription": {
-                    "text": f"{_sentence(summary)} A notice, not a rule: devlint could not "
-                    "analyse the file, so problems in it may be missed."
+                    "text": f"{_sentence(summary)} A notice, not a rule: why devlint could not "
+                    "analyse or fix the file."
                 },
                 "help": {"text": f"See {docs_url(code)}"},
                 "helpUri": docs_url(code),

@@ -8,6 +8,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -124,30 +125,51 @@ def _print_fidelity(diverging: Sequence[tuple[str, str, Evidence, Evidence]]) ->
 # run ----------------------------------------------------------------------------------------
 
 
-def _split_run_arguments(args: argparse.Namespace) -> argparse.Namespace | str:
-    """``run SCRIPT [--gpus N] [-- ARGS...]``: options after the script, before ``--``."""
-    rest = list(args.args)
-    split = rest.index("--") if "--" in rest else len(rest)
-    options, script_args = rest[:split], rest[split + 1 :]
-    parser = argparse.ArgumentParser(prog="devlint run", add_help=False)
+def script_and_arguments(command_line: list[str]) -> tuple[str, list[str]] | str:
+    """``SCRIPT [--] ARGS...`` split into the script and its arguments, or why it is refused.
+
+    Everything after the script is the script's, as with ``python`` and ``torchrun``. Only
+    devlint's own options right after the script are refused: ``devlint run train.py --gpus 1
+    -- ...`` used to mean devlint's, and reading them as the script's would change it silently.
+    """
+    words = command_line[1:] if command_line[:1] == ["--"] else command_line
+    if not words:
+        return "the script to run is missing"
+    script, rest = words[0], words[1:]
+    if rest[:1] == ["--"]:
+        return script, rest[1:]
+    options = _run_options_only(rest[: rest.index("--") if "--" in rest else len(rest)])
+    if options:
+        before = shlex.join(["devlint", "run", *options, script, *rest[len(options) :]])
+        after = shlex.join(["devlint", "run", script, "--", *rest])
+        return (
+            f"{shlex.join(options)} after the script is ambiguous: for devlint, put it before "
+            f"the script ({before}); for the script, put -- after the script ({after})"
+        )
+    return script, rest
+
+
+def _run_options_only(words: list[str]) -> list[str]:
+    """``words`` if they are all options of ``devlint run`` itself, else nothing."""
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
     run_options(parser)
-    parsed, unknown = parser.parse_known_args(options, namespace=argparse.Namespace(**vars(args)))
-    if unknown:
-        return f"unrecognized arguments: {' '.join(unknown)} (put the script's own after --)"
-    parsed.args = script_args
-    return parsed
+    try:
+        _, unknown = parser.parse_known_args(words)
+    except argparse.ArgumentError:
+        return []
+    return [] if unknown else words
 
 
 def run_command(args: argparse.Namespace) -> int:
     if _needs_torch("run"):
         return 2
-    split = _split_run_arguments(args)
+    split = script_and_arguments(args.command_line)
     if isinstance(split, str):
         print(f"devlint run: error: {split}", file=sys.stderr)
         return 2
-    args = split
-    if not Path(args.script).is_file():
-        print(f"devlint: error: {args.script}: no such file", file=sys.stderr)
+    script, script_args = split
+    if not Path(script).is_file():
+        print(f"devlint: error: {script}: no such file", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="devlint-run-") as reports:
         command = [
@@ -160,8 +182,8 @@ def run_command(args: argparse.Namespace) -> int:
             str(args.gpus),
             "--report",
             reports,
-            args.script,
-            *args.args,
+            script,
+            *script_args,
         ]
         env = {**os.environ, "PYTHONPATH": launch.package_path()}
         status = subprocess.run(command, env=env, check=False).returncode

@@ -49,13 +49,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
 
     run_parser = commands.add_parser(
-        "run", help="run a script on emulated GPUs; report device errors and transfers"
+        "run",
+        help="run a script on emulated GPUs; report device errors and transfers",
+        usage="devlint run [-h] [--gpus N] [--json PATH] SCRIPT [--] [ARGS ...]",
+        description="Run SCRIPT on emulated GPUs, as `python SCRIPT ARGS` would, and report "
+        "device errors and transfers. devlint's options go before SCRIPT; everything after "
+        "SCRIPT is the script's (a -- right after SCRIPT is dropped).",
     )
     run_parser.set_defaults(command=_run)
     run_options(run_parser)
-    run_parser.add_argument("script", help="the Python script to run")
     run_parser.add_argument(
-        "args", nargs=argparse.REMAINDER, metavar="-- ARGS", help="the script's arguments"
+        "command_line",
+        nargs=argparse.REMAINDER,
+        metavar="SCRIPT [--] [ARGS ...]",
+        help="the Python script to run and its arguments",
     )
 
 

@@ -13,6 +13,8 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 
+from devlint.examples import rules_root
+
 HOST_TO_DEVICE = "host-to-device"
 DEVICE_TO_HOST = "device-to-host"
 DEVICE_TO_DEVICE = "device-to-device"
@@ -23,18 +25,26 @@ MAX_ERRORS = 20
 
 Location = tuple[str, int]
 
+HARNESS_DIR = os.path.dirname(os.path.realpath(__file__))
+"""The harness's own code, never the user's (the rest of devlint never runs in a program)."""
+
 
 class _UserCode:
-    """Decides, once per file, whether a frame belongs to the user's program."""
+    """Decides, once per file, whether a frame belongs to the user's program.
+
+    Library code is the stdlib, installed packages, torch and the harness. The rule examples
+    are user code wherever devlint is installed (an installed devlint carries them inside)."""
 
     def __init__(self) -> None:
         self._verdicts: dict[str, bool] = {}
         self._roots: tuple[str, ...] | None = None
+        self._examples = os.path.join(os.path.realpath(rules_root()), "")
 
     def roots(self) -> tuple[str, ...]:
         if self._roots is None:
             paths = sysconfig.get_paths()
-            roots = {paths["stdlib"], paths["platstdlib"], _package_dir("devlint")}
+            roots = {paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+            roots.add(HARNESS_DIR)
             torch = sys.modules.get("torch")
             if torch is not None and getattr(torch, "__file__", None):
                 roots.add(os.path.dirname(torch.__file__))
@@ -48,24 +58,16 @@ class _UserCode:
                 verdict = False
             else:
                 real = os.path.realpath(filename)
-                verdict = not real.startswith(self.roots())
+                verdict = real.startswith(self._examples) or not real.startswith(self.roots())
             self._verdicts[filename] = verdict
         return verdict
-
-
-def _package_dir(name: str) -> str:
-    module = sys.modules.get(name)
-    file = getattr(module, "__file__", None) or __file__
-    if module is None:  # this file lives in devlint/harness/
-        return os.path.dirname(os.path.dirname(os.path.abspath(file)))
-    return os.path.dirname(os.path.abspath(file))
 
 
 is_user_file = _UserCode()
 
 
 def user_frame(depth: int = 2) -> Location | None:
-    """The innermost caller that is the user's code (not torch, devlint or the stdlib)."""
+    """The innermost caller that is the user's code (not torch, the harness or the stdlib)."""
     frame = sys._getframe(depth)
     while frame is not None:
         if is_user_file(frame.f_code.co_filename):
@@ -83,8 +85,7 @@ def _is_plumbing(filename: str) -> bool:
     verdict = _plumbing.get(filename)
     if verdict is None:
         real = os.path.realpath(filename)
-        devlint = os.path.join(os.path.realpath(_package_dir("devlint")), "")
-        verdict = real.startswith(devlint) or (
+        verdict = real.startswith(os.path.join(HARNESS_DIR, "")) or (
             os.sep + "torch" + os.sep in real and real.endswith(_PLUMBING)
         )
         _plumbing[filename] = verdict
