@@ -274,3 +274,23 @@ def test_state_dicts_load_across_devices_into_the_parameters_own_device(gpus):
     restored.load_state_dict(torch.load(buffer, map_location="cpu"))
     assert restored.to("cuda:1").lm_head.weight is restored.wte.weight
 
+
+def test_an_nccl_process_group_runs_on_gloo(gpus):
+    """A CPU build has no NCCL (``Distributed package doesn't have NCCL built in``); the
+    emulated tensors are CPU tensors underneath, so gloo runs the program's collectives."""
+    import torch.distributed as dist
+
+    assert dist.is_nccl_available()
+    dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        assert dist.get_backend() == "gloo"
+        model = nn.parallel.DistributedDataParallel(nn.Linear(2, 1).to("cuda:1"), device_ids=[1])
+        model(torch.ones(3, 2)).sum().backward()
+        assert model.module.weight.grad.device == torch.device("cuda:1")
+        total = torch.ones(2, device="cuda:1")
+        dist.all_reduce(total)
+        assert total.device == torch.device("cuda:1") and total.tolist() == [1.0, 1.0]
+        group = dist.new_group([0], backend="cuda:nccl,cpu:gloo")
+        assert dist.get_backend(group) == "gloo"
+    finally:
+        dist.destroy_process_group()
