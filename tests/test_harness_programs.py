@@ -27,7 +27,7 @@ HARNESS_FILE_ERROR = "Exception ignored in atexit callback"
 def devlint_run(script: Path, gpus: int, *args: str, cwd: Path = ROOT):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "devlint", "run", str(script), "--gpus", str(gpus), "--", *args],
+        [sys.executable, "-m", "devlint", "run", "--gpus", str(gpus), str(script), "--", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
