@@ -201,7 +201,7 @@ def _tools(
         ("flake8 --select F", args.flake8_python, "F"),
         ("TorchFix", args.torchfix_python, "TOR"),
     ):
-        plugins = _flake8_plugins(interpreter)
+        plugins = flake8_plugins(interpreter)
         if plugins is None:
             notes.append(f"{label} skipped: {interpreter} has no flake8")
             continue
@@ -212,7 +212,7 @@ def _tools(
         notes.append(f"{label}: {interpreter}, flake8 plugins {', '.join(extra) or 'none'}")
         flake8 = [interpreter, "-m", "flake8", "--isolated", "-j", "1", "--exit-zero"]
         tools.append(Tool(label, [*flake8, "--select", select, *names], "lines"))
-    own = _flake8_plugins(python)
+    own = flake8_plugins(python)
     if own is not None and "devlint" in own:
         flake8 = [python, "-m", "flake8", "--isolated", "-j", "1", "--exit-zero"]
         tools.append(
@@ -221,7 +221,7 @@ def _tools(
     return tools, notes
 
 
-def _flake8_plugins(python: str) -> dict[str, str] | None:
+def flake8_plugins(python: str) -> dict[str, str] | None:
     """``{plugin: version}`` of that interpreter's flake8, or None without flake8."""
     try:
         result = subprocess.run(

@@ -15,8 +15,9 @@ lines were read (the issue asks for at least 500,000; fetch real projects for
 it, never commit them).
 
 With ``--pathological``, each generated pathological input (a 50,000-line
-file, 500 nested brackets, a 10 MB line, 5,000 chained method calls, and the
-other forms that break LibCST) is linted in a fresh process with a time limit,
+file, 500 nested brackets, a 10 MB line, 5,000 chained method calls, a 20 MB
+string literal, literals just under the size limit, and the other forms that
+break LibCST or once broke the limits check) is linted in a fresh process with a time limit,
 reporting its time, peak memory and outcome; ``--scale`` multiplies their
 sizes. Anything that takes longer than 10 s, more than 500 MB, or crashes fails.
 The same inputs at CI-friendly sizes are in ``tests/test_limits.py``.
@@ -42,6 +43,7 @@ from bench import collect, count_lines  # noqa: E402
 
 from devlint.config import Settings  # noqa: E402
 from devlint.engine import lint_file  # noqa: E402
+from devlint.limits import MAX_BYTES  # noqa: E402
 
 EVERY_RULE = Settings(select=("DVL",))
 NOTICES = {
@@ -133,6 +135,11 @@ def pathological_inputs(scale: int) -> dict[str, str]:
         "6,000 lambdas": "x = " + "lambda: " * 6_000 * n + "1\n",
         "99 nested blocks": "".join(" " * i + "if x:\n" for i in range(99)) + " " * 99 + "pass\n",
         "1 MB docstring": '"""' + "torch (((( " * 100_000 * n + '"""\n',
+        "20 MB one-line string literal": "x = '" + "a" * 20_000_000 * n + "'\n",
+        "string literal just under the size limit": "x = '" + "a" * (MAX_BYTES - 100) + "'\n",
+        "escaped quotes just under the size limit": "x = '"
+        + "\\'" * ((MAX_BYTES - 100) // 2)
+        + "'\n",
         "100,000 short statements on one line": "; ".join(["x = 1"] * 100_000 * n) + "\n",
         "20,000 functions": "".join(
             f"def f{i}(x):\n    return torch.zeros(1, device=x.device)\n" for i in range(20_000 * n)

@@ -3,16 +3,40 @@
 A key hashes the file's bytes, the name it is reported under, the settings
 and devlint's own code: its version, every ``.py`` and ``.json`` file of the
 package (so editing a rule or the torch API table invalidates everything), the
-LibCST and Python versions. Entries live in ``.devlint_cache/`` at the project
-root (where the ``pyproject.toml`` with ``[tool.devlint]`` is, else the
-working directory), in one folder per code version; a new code version
-removes the folders of older ones.
+LibCST and Python versions.
+
+Where: always in a folder of devlint's own, ``.devlint_cache``, made inside the
+directory given by ``--cache-dir`` or ``$DEVLINT_CACHE_DIR``, else at the
+project root (where the ``pyproject.toml`` with ``[tool.devlint]`` is, else
+the working directory). The given directory may be a project or a shared
+folder such as ``$XDG_CACHE_HOME``: devlint never marks it, and never deletes
+anything in it. Only the folder devlint made gets a ``.gitignore`` and a
+``CACHEDIR.TAG``; that tag, with devlint's exact text, is also what makes a
+folder devlint's. A ``.devlint_cache`` without it is someone else's, and the
+run goes without a cache. Entries live in one subfolder per code version; a new
+code version removes the subfolders of older ones, but only inside a folder
+bearing the tag, and only subfolders holding nothing but what devlint writes.
 
 Entries are small JSON files written atomically (a temporary file in the same
 folder, renamed over the entry), so concurrent runs never see half an entry.
-An entry that cannot be read or decoded is a miss, never an error, and a cache
-folder that cannot be written is simply not used. JSON and not pickle: a cache
-folder that arrives with a checkout must not be able to run code.
+JSON and not pickle: a cache folder that arrives with a checkout must not be
+able to run code. A cache folder that cannot be written is simply not used.
+
+What an entry is trusted with. An entry is read as untrusted input: one that
+cannot be read, is not a regular file, is too large, is not JSON, has a field
+missing, extra or of the wrong type, names another key or another file, holds
+a diagnostic for another path, with an unknown code, a position outside the
+file, or text with control characters (terminal escape sequences), is a miss:
+the file is linted again and the entry replaced. So an entry can only say what
+devlint could have said about this very file. What it cannot prove is that
+devlint did say it: keys are not secret (anyone with devlint can compute one),
+so whoever can write the cache folder can still plant a well-formed entry that
+lists fewer findings than the file has. No check short of a secret key defends
+against that, and a secret would make a cache shared between machines (CI)
+useless. The cache folder is therefore trusted as much as the code it
+describes: do not restore one written by untrusted code (a cache from a pull
+request's CI job into the main branch's), and use ``--no-cache`` where a run
+must not rely on it.
 """
 
 from __future__ import annotations
@@ -23,19 +47,22 @@ import enum
 import hashlib
 import json
 import os
+import pkgutil
 import re
 import shutil
 import sys
 import tempfile
+import types
+import typing
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
 from devlint import __version__
-from devlint import diagnostic as diagnostic_module
 from devlint.config import Settings
+from devlint.decoding import decode_source, split_lines
 from devlint.diagnostic import Diagnostic
-from devlint.notices import INTERNAL_ERROR
+from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES
 from devlint.reading import read_regular_file
 
 CACHE_DIR_NAME = ".devlint_cache"
@@ -43,26 +70,24 @@ CACHE_DIR_ENV = "DEVLINT_CACHE_DIR"
 _TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n# devlint's cache: https://bford.info/cachedir/\n"
 )
+_GITIGNORE = "# Created by devlint\n*\n"
 _VERSION_FOLDER = re.compile(r"[0-9a-f]{16}")
+_SHARD = re.compile(r"[0-9a-f]{2}")
+_ENTRY = re.compile(r"[0-9a-f]{62}|\.tmp-\w+")  # an entry, or put()'s temporary file
+_MAX_ENTRY_BYTES = 16 * 1024 * 1024
+"""Far above any real entry; a larger file is a miss, not read into memory."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")  # tab, LF, FF, CR allowed
 
 LintFile = Callable[[Path, Settings], list[Diagnostic]]
 
-_TYPES: dict[str, type] = {
-    name: value
-    for name, value in vars(diagnostic_module).items()
-    if isinstance(value, type)
-    and value.__module__ == diagnostic_module.__name__
-    and (dataclasses.is_dataclass(value) or issubclass(value, enum.Enum))
-}
-"""What an entry may hold: the dataclasses and enums of ``devlint.diagnostic``, nothing else."""
-
 
 def default_cache_dir(settings: Settings) -> Path:
-    """``$DEVLINT_CACHE_DIR``, else ``.devlint_cache`` at the project root."""
+    """Where devlint makes its cache folder: ``$DEVLINT_CACHE_DIR``, else the project root."""
     configured = os.environ.get(CACHE_DIR_ENV)
     if configured:
         return Path(configured)
-    return Path(settings.root or os.getcwd()) / CACHE_DIR_NAME
+    return Path(settings.root or os.getcwd())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,15 +101,18 @@ class ResultCache:
     salt: bytes
 
     @classmethod
-    def open(cls, root: Path, settings: Settings) -> ResultCache | None:
-        """The cache under ``root`` for this code version, or None if it cannot be created."""
+    def open(cls, directory: Path, settings: Settings) -> ResultCache | None:
+        """The cache in ``directory/.devlint_cache`` for this code version, or None if it
+        cannot be used (not writable, or a ``.devlint_cache`` that devlint did not make)."""
+        root = directory / CACHE_DIR_NAME
         code = code_fingerprint()
         folder = root / code[:16]
         try:
+            if not _is_devlint_cache(root) and not _create(root):
+                return None
             if not folder.is_dir():
                 _prune(root)
-                folder.mkdir(parents=True, exist_ok=True)
-            _mark(root)
+                folder.mkdir(exist_ok=True)
         except OSError:
             return None
         salt = hashlib.blake2b(f"{code}\0{settings!r}\0".encode(), digest_size=32).digest()
@@ -98,34 +126,23 @@ class ResultCache:
         digest.update(data)
         return digest.hexdigest()
 
-    def get(self, key: str) -> list[Diagnostic] | None:
-        """The stored diagnostics, or None when there is no usable entry."""
+    def get(self, data: bytes, name: str) -> list[Diagnostic] | None:
+        """The stored diagnostics of a file with these bytes, reported as ``name``; None when
+        there is no entry or it does not hold up (see the module's docstring)."""
+        key = self.key(data, name)
         try:
-            text = self._entry(key).read_text(encoding="utf-8")
-            diagnostics = _decode(json.loads(text))
-        except Exception:  # missing, half-deleted, corrupt, written by another schema
+            entry = json.loads(_read_small_file(self._entry(key), _MAX_ENTRY_BYTES))
+            return _diagnostics_of(entry, key, name, data)
+        except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             return None
-        if not isinstance(diagnostics, tuple) or not all(
-            isinstance(d, Diagnostic) for d in diagnostics
-        ):
-            return None
-        return list(diagnostics)
 
-    def put(self, key: str, diagnostics: Iterable[Diagnostic]) -> None:
+    def put(self, data: bytes, name: str, diagnostics: Iterable[Diagnostic]) -> None:
         """Store the diagnostics; a failure to write is ignored (the cache is an optimisation)."""
-        entry = self._entry(key)
-        text = json.dumps(_encode(list(diagnostics)), separators=(",", ":"))
-        temporary = None
-        try:
-            entry.parent.mkdir(exist_ok=True)
-            descriptor, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-            with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-                stream.write(text)
-            os.replace(temporary, entry)  # atomic: readers see the old entry or the new one
-        except OSError:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
+        key = self.key(data, name)
+        entry = {"key": key, "path": name, "diagnostics": _encode(list(diagnostics))}
+        with contextlib.suppress(OSError):
+            self._entry(key).parent.mkdir(exist_ok=True)
+            _write_atomically(self._entry(key), json.dumps(entry, separators=(",", ":")))
 
     def lookup(self, files: Iterable[Path]) -> tuple[list[Diagnostic], list[Path]]:
         """The cached diagnostics of ``files``, and the files that have no entry."""
@@ -137,7 +154,7 @@ class ResultCache:
             except OSError:
                 missing.append(path)  # linting it reports why
                 continue
-            diagnostics = self.get(self.key(data, str(path)))
+            diagnostics = self.get(data, str(path))
             if diagnostics is None:
                 missing.append(path)
             else:
@@ -160,12 +177,11 @@ def lint_file_cached(
         data = read_regular_file(path)
     except OSError:
         return lint(path, settings)  # which reports why
-    key = results.key(data, str(path))
-    diagnostics = results.get(key)
+    diagnostics = results.get(data, str(path))
     if diagnostics is None:
         diagnostics = lint(path, settings)
         if not any(d.code == INTERNAL_ERROR for d in diagnostics) and _unchanged(path, data):
-            results.put(key, diagnostics)
+            results.put(data, str(path), diagnostics)
     return diagnostics
 
 
@@ -198,46 +214,184 @@ def _libcst_version() -> str:
         return "unknown"
 
 
-def _prune(root: Path) -> None:
-    """Remove the folders of other code versions (best effort: another run may be using one).
+# the cache folder: devlint's own, recognised by its tag ---------------------
 
-    Only folders named like devlint's own go, whatever ``--cache-dir`` points at.
-    """
-    if not root.is_dir():
-        return
+
+def _is_devlint_cache(root: Path) -> bool:
+    """Whether ``root`` is a folder devlint made: it holds devlint's ``CACHEDIR.TAG``."""
+    try:
+        return root.is_dir() and _read_small_file(root / "CACHEDIR.TAG", len(_TAG)) == _TAG
+    except (OSError, ValueError):
+        return False
+
+
+def _create(root: Path) -> bool:
+    """Make and mark the cache folder; False when a folder of that name already holds
+    something (not devlint's, or another run's still being marked: this run goes without)."""
+    root.mkdir(parents=True, exist_ok=True)
+    if any(root.iterdir()):
+        return False
+    _write_atomically(root / ".gitignore", _GITIGNORE)  # out of git, as ruff and pytest do
+    _write_atomically(root / "CACHEDIR.TAG", _TAG)  # out of backups; written last: the mark
+    return True
+
+
+def _prune(root: Path) -> None:
+    """Remove the folders of other code versions (best effort: another run may be using one)."""
     for child in root.iterdir():
-        if _VERSION_FOLDER.fullmatch(child.name) and child.is_dir() and not child.is_symlink():
+        if _VERSION_FOLDER.fullmatch(child.name) and _holds_only_entries(child):
             shutil.rmtree(child, ignore_errors=True)
 
 
-def _mark(root: Path) -> None:
-    """Keep the cache out of version control and backups, as ruff and pytest do."""
-    for name, text in ((".gitignore", "# Created by devlint\n*\n"), ("CACHEDIR.TAG", _TAG)):
-        marker = root / name
-        if not marker.exists():
-            with contextlib.suppress(OSError):
-                marker.write_text(text, encoding="utf-8")
+def _holds_only_entries(folder: Path) -> bool:
+    """Whether ``folder`` holds nothing but what ``ResultCache.put`` writes there."""
+    try:
+        return _is_plain_folder(folder) and all(
+            _SHARD.fullmatch(shard.name)
+            and _is_plain_folder(shard)
+            and all(
+                _ENTRY.fullmatch(entry.name) and entry.is_file() and not entry.is_symlink()
+                for entry in shard.iterdir()
+            )
+            for shard in folder.iterdir()
+        )
+    except OSError:
+        return False
+
+
+def _is_plain_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write a temporary file beside ``path`` and rename it over ``path``: readers see the old
+    file or the new one, never half of one."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _read_small_file(path: Path, limit: int) -> str:
+    """The text of a regular file (a FIFO or ``/dev/zero`` is never read) of at most
+    ``limit`` bytes; ValueError for a larger one."""
+    if path.stat().st_size > limit:
+        raise ValueError(f"{path}: over {limit:,} bytes")
+    return read_regular_file(path).decode("utf-8")
+
+
+# entries: typed JSON, checked against the file they are for ----------------
 
 
 def _encode(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return {"@": type(value).__name__, **fields}
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, enum.Enum):
-        return {"@": type(value).__name__, "value": value.value}
+        return value.value
     if isinstance(value, (list, tuple)):
         return [_encode(item) for item in value]
     return value
 
 
-def _decode(value: object) -> object:
-    """The inverse of ``_encode``; sequences come back as tuples, as the dataclasses hold them."""
-    if isinstance(value, list):
-        return tuple(_decode(item) for item in value)
-    if isinstance(value, dict):
-        fields = dict(value)
-        kind = _TYPES[fields.pop("@")]
-        if issubclass(kind, enum.Enum):
-            return kind(fields["value"])
-        return kind(**{name: _decode(item) for name, item in fields.items()})
-    return value
+def _diagnostics_of(entry: object, key: str, name: str, data: bytes) -> list[Diagnostic]:
+    """The diagnostics of an entry for the file ``name`` with bytes ``data`` stored under
+    ``key``; ValueError unless every field has its type and the entry fits that file."""
+    if not isinstance(entry, dict) or entry.keys() != {"key", "path", "diagnostics"}:
+        raise ValueError("not an entry")
+    if entry["key"] != key or entry["path"] != name:
+        raise ValueError("an entry for another file")
+    diagnostics = _decode(entry["diagnostics"], tuple[Diagnostic, ...])
+    if diagnostics:  # most files have none: nothing to decode
+        lines = _lines_of(data)
+        for diagnostic in diagnostics:
+            _check_fits(diagnostic, name, lines)
+    return list(diagnostics)
+
+
+def _decode(value: object, kind: typing.Any) -> typing.Any:
+    """Parsed JSON as ``kind`` (a field's type), checked all the way down."""
+    origin = typing.get_origin(kind)
+    if kind in (int, str, bool):
+        if type(value) is not kind:  # exactly: True is no line number
+            raise ValueError(f"{value!r} is not a {kind.__name__}")
+        return value
+    if kind is type(None):
+        if value is not None:
+            raise ValueError(f"{value!r} is not null")
+        return value
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise ValueError(f"{value!r} is not a list")
+        return tuple(_decode(item, typing.get_args(kind)[0]) for item in value)
+    if origin in (typing.Union, types.UnionType):  # X | None
+        problems = []
+        for option in typing.get_args(kind):
+            try:
+                return _decode(value, option)
+            except ValueError as problem:
+                problems.append(str(problem))
+        raise ValueError("; ".join(problems))
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        if not isinstance(value, str):
+            raise ValueError(f"{value!r} is not a {kind.__name__}")
+        return kind(value)
+    if dataclasses.is_dataclass(kind):
+        fields = _field_types(kind)
+        if not isinstance(value, dict) or value.keys() != fields.keys():
+            raise ValueError(f"{value!r} does not have the fields of {kind.__name__}")
+        return kind(**{name: _decode(value[name], fields[name]) for name in fields})
+    raise ValueError(f"no entry holds a {kind!r}")
+
+
+@cache
+def _field_types(kind: type) -> dict[str, typing.Any]:
+    hints = typing.get_type_hints(kind)
+    return {field.name: hints[field.name] for field in dataclasses.fields(kind)}
+
+
+def _lines_of(data: bytes) -> list[str]:
+    """The file's lines as diagnostics count them; one empty line if it cannot be decoded
+    (its only diagnostic is then a notice at 1:1)."""
+    source, _ = decode_source(data)
+    return split_lines(source) if source is not None else [""]
+
+
+def _check_fits(diagnostic: Diagnostic, name: str, lines: list[str]) -> None:
+    """ValueError unless devlint could have reported ``diagnostic`` on this file."""
+    if diagnostic.path != name:
+        raise ValueError(f"a diagnostic for {diagnostic.path!r} in the entry of {name!r}")
+    if diagnostic.code not in _known_codes():
+        raise ValueError(f"unknown code {diagnostic.code!r}")
+    if _CONTROL.search(diagnostic.message):
+        raise ValueError("control characters in a message")
+    spans = [(diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column)]
+    if diagnostic.fix is not None:
+        if _CONTROL.search(diagnostic.fix.title):
+            raise ValueError("control characters in a fix's title")
+        for edit in diagnostic.fix.edits:
+            if _CONTROL_IN_CODE.search(edit.text):
+                raise ValueError("control characters in a fix's text")
+            spans.append((edit.line, edit.column, edit.end_line, edit.end_column))
+    for line, column, end_line, end_column in spans:
+        if not (
+            1 <= line <= end_line <= len(lines)
+            and 0 <= column <= len(lines[line - 1])
+            and 0 <= end_column <= len(lines[end_line - 1])
+            and (line, column) <= (end_line, end_column)
+        ):
+            raise ValueError(f"{line}:{column}-{end_line}:{end_column} is not in the file")
+
+
+@cache
+def _known_codes() -> frozenset[str]:
+    """Every notice and rule code; rule codes from the rules' module names (``dvl101_….py``),
+    so that reading the cache imports no rule."""
+    rules = Path(__file__).resolve().parent / "rules"
+    names = (module.name for module in pkgutil.iter_modules([str(rules)]))
+    codes = {match.group().upper() for name in names if (match := re.match(r"dvl\d+", name))}
+    return frozenset(NOTICE_SUMMARIES) | codes

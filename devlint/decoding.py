@@ -37,4 +37,10 @@ def read_lines(path: str) -> list[str] | None:
         source, _ = decode_source(read_regular_file(path))
     except OSError:
         return None
-    return None if source is None else _LINE_BREAK.split(source)
+    return None if source is None else split_lines(source)
+
+
+def split_lines(source: str) -> list[str]:
+    """Lines as Python and LibCST count them (only CR, LF and CRLF end one): line ``n`` of a
+    diagnostic is ``split_lines(source)[n - 1]``."""
+    return _LINE_BREAK.split(source)

@@ -9,19 +9,27 @@ nested brackets and 50 links in one chain); generated or hostile files are
 not. A file over a limit is skipped with a notice naming the limit, instead
 of taking minutes, gigabytes, or the whole run down with it.
 
-The check runs at C speed on ordinary files (about 2% of the parse): strings
-and comments are blanked (a string is one token, however long), tokens are
-counted only in files long enough to have too many, bracket depth is measured
-by deleting innermost pairs layer by layer, and only a stretch without commas
-or semicolons that holds more links than the limit is scanned token by token
-for the longest chain, so long flat lists and dict literals, which LibCST
-parses in linear time, never count as chains.
+The check must itself stay cheap on any input, so it builds nothing per
+character or per token: its memory is a few copies of the text. A file over
+``MAX_BYTES`` is refused first. Then, at C speed (about 2% of the parse on
+ordinary files): escaped quotes are blanked with ``str.replace``, strings and
+comments with patterns that repeat single characters only (a repeated group,
+such as "an escape or any other character", costs Python's regex engine about
+100 bytes per character of a long string); tokens are counted a slice at a
+time, only in files long enough to have too many, and only until there are;
+bracket depth is measured over runs of brackets; and only a stretch without
+commas or semicolons that holds more links than the limit is scanned token by
+token for the longest chain, so long flat lists and dict literals, which
+LibCST parses in linear time, never count as chains.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
+MAX_BYTES = 10_000_000
+"""Far above real code (its largest files are well under 1 MB); past it, generated data."""
 MAX_TOKENS = 150_000
 """About 15,000 lines of dense code; LibCST peaks near 450 MB on it."""
 MAX_DEPTH = 200
@@ -30,26 +38,30 @@ MAX_CHAIN = 1_000
 """Operators, attribute accesses, calls and subscripts chained in one expression."""
 
 _WORDS = re.compile(r"\w+|[^\w\s]")
-_STRINGS_AND_COMMENTS = re.compile(
+_STRINGS_AND_COMMENTS = re.compile(  # escaped quotes are blanked before
     r"#[^\n]*"
     r"|'''[\s\S]*?'''"
     r'|"""[\s\S]*?"""'
-    r"|'(?:\\.|[^'\\\n])*'"
-    r'|"(?:\\.|[^"\\\n])*"'
+    r"|'[^'\n]*'"
+    r'|"[^"\n]*"'
 )
-_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
-_INNERMOST_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
-_SEPARATORS = re.compile(r"[,;]")
+_BRACKET_RUNS = re.compile(r"(?P<open>[(\[{]+)|[)\]}]+")
+_LONG_STRETCH = re.compile(rf"[^,;]{{{MAX_CHAIN + 1},}}")  # only these can hold a long chain
 _LINK = r"\*\*|//|<<|>>|[-+*/%@&|^~<>]|\.[ \t]*[A-Za-z_]|\b(?:and|or|not|if|else|lambda|await)\b"
 _LINKS = re.compile(rf"{_LINK}|(?<=[\w)\]}}])[(\[]")  # a call or subscript too
 _CHAIN_TOKENS = re.compile(rf"(?P<open>[(\[{{])|(?P<close>[)\]}}])|(?P<newline>\n)|{_LINK}")
+_SLICE = 1 << 16
+"""Characters whose tokens are counted at once: the regex engine's list of pieces stays small."""
 
 
 def complexity_problem(source: str) -> str | None:
     """Why LibCST should not parse ``source``, or None when it is within every limit."""
-    code, strings = _STRINGS_AND_COMMENTS.subn(" ", source)  # a string is one token
+    size = _utf8_size(source)
+    if size > MAX_BYTES:
+        return f"file too large to analyse: {size:,} bytes, over the limit of {MAX_BYTES:,}"
+    code, strings = _STRINGS_AND_COMMENTS.subn(" ", _blank_escaped_quotes(source))
     if len(code) + strings > MAX_TOKENS:  # fewer characters than that: fewer tokens too
-        tokens = strings + _WORDS.subn("", code)[1]  # counts without building a list
+        tokens = _count_tokens(code, strings)
         if tokens > MAX_TOKENS:
             return (
                 f"file too large to analyse: about {tokens:,} tokens, "
@@ -66,17 +78,42 @@ def complexity_problem(source: str) -> str | None:
     return None
 
 
+def _utf8_size(text: str) -> int:
+    """The size of ``text`` in UTF-8; encoded only when its length leaves a doubt."""
+    if len(text) > MAX_BYTES or len(text) * 4 <= MAX_BYTES or text.isascii():
+        return len(text)  # over anyway, under anyway, or one byte a character
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _blank_escaped_quotes(source: str) -> str:
+    """``source`` with escaped backslashes and quotes blanked, so that a string ends at the
+    next quote of its kind, found without a pattern for escapes."""
+    return source.replace("\\\\", "  ").replace("\\'", "  ").replace('\\"', "  ")
+
+
+def _count_tokens(code: str, strings: int) -> int:
+    """The tokens of ``code`` and its blanked ``strings``, counted a slice at a time; once
+    over the limit, the rest is estimated from the part counted (a token cut in two by a
+    slice counts twice: an error of one in tens of thousands)."""
+    tokens = strings
+    for start in range(0, len(code), _SLICE):
+        end = min(start + _SLICE, len(code))
+        tokens += _WORDS.subn("", code[start:end])[1]
+        if tokens > MAX_TOKENS:
+            return strings + (tokens - strings) * len(code) // end
+    return tokens
+
+
 def _bracket_depth(code: str) -> int:
-    """How deeply brackets nest, up to ``MAX_DEPTH + 1``: innermost pairs go, layer by layer."""
-    brackets = _NOT_BRACKETS.sub("", code)
-    depth = 0
-    while brackets and depth <= MAX_DEPTH:
-        fewer = _INNERMOST_PAIRS.sub("", brackets)
-        if len(fewer) == len(brackets):  # only unbalanced brackets are left
-            break
-        brackets = fewer
-        depth += 1
-    return depth
+    """How deeply brackets nest; unclosed ones count too (LibCST nests them all the same)."""
+    depth = deepest = 0
+    for run in _BRACKET_RUNS.finditer(code):
+        if run.lastgroup == "open":
+            depth += len(run.group())
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - len(run.group()), 0)
+    return deepest
 
 
 def _longest_chain(code: str) -> int:
@@ -86,9 +123,10 @@ def _longest_chain(code: str) -> int:
     one with more links than the limit in all is scanned token by token.
     """
     longest = 0
-    for stretch in _SEPARATORS.split(code):
-        if len(stretch) > MAX_CHAIN and len(_LINKS.findall(stretch)) > MAX_CHAIN:
-            longest = max(longest, _chain_in(stretch))
+    for stretch in _LONG_STRETCH.finditer(code):
+        links = _LINKS.finditer(code, stretch.start(), stretch.end())
+        if next(itertools.islice(links, MAX_CHAIN, None), None) is not None:  # over MAX_CHAIN
+            longest = max(longest, _chain_in(stretch.group()))
     return longest
 
 

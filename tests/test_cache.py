@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.engine import lint_file
 from devlint.frontends import cli
+from devlint.rules import all_rules
 
 SETTINGS = Settings()
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +41,11 @@ def forbid_linting(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError(f"{path} was linted again")
 
     monkeypatch.setattr(cli, "lint_file", lint)
+
+
+def entry_path(results: ResultCache, data: bytes, name: str) -> Path:
+    key = results.key(data, name)
+    return results.folder / key[:2] / key[2:]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -107,6 +114,64 @@ def test_default_cache_is_at_the_project_root_and_ignored_by_git(
     assert (root / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f0688")
 
 
+def seen_by_git(folder: Path) -> list[str]:
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(line[3:] for line in status.stdout.splitlines())
+
+
+@pytest.mark.parametrize("given_by", ["option", "environment"])
+def test_a_given_directory_is_neither_marked_nor_pruned(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    given_by: str,
+) -> None:
+    """``--cache-dir .`` or ``DEVLINT_CACHE_DIR=$XDG_CACHE_HOME``: devlint works in a folder of
+    its own in there, and the user's folder named like a cache version folder survives."""
+    project = tmp_path / "project"
+    lookalike = project / "0123456789abcdef"
+    lookalike.mkdir(parents=True)
+    (lookalike / "notes.txt").write_text("mine\n")
+    (project / "m.py").write_text(MIXED)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    before = seen_by_git(project)
+    options: list[str] = []
+    if given_by == "option":
+        monkeypatch.delenv(cache_module.CACHE_DIR_ENV, raising=False)
+        options = ["--cache-dir", str(project)]
+    else:
+        monkeypatch.setenv(cache_module.CACHE_DIR_ENV, str(project))
+    argv = ["check", "--jobs", "1", *options, str(project)]
+    assert cli.main(argv) == 1
+    cold = capsys.readouterr().out
+    forbid_linting(monkeypatch)  # the second run is answered by the cache
+    assert cli.main(argv) == 1
+    assert capsys.readouterr().out == cold and "DVL101" in cold
+    assert (lookalike / "notes.txt").read_text() == "mine\n"
+    assert not (project / ".gitignore").exists()
+    assert not (project / "CACHEDIR.TAG").exists()
+    assert seen_by_git(project) == before == ["0123456789abcdef/notes.txt", "m.py"]
+    assert (project / CACHE_DIR_NAME / "CACHEDIR.TAG").is_file()
+
+
+def test_a_cache_folder_that_devlint_did_not_make_is_left_alone(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``.devlint_cache`` without devlint's tag is someone else's: the run goes without."""
+    folder = project / "cache" / CACHE_DIR_NAME
+    (folder / "0123456789abcdef").mkdir(parents=True)
+    (folder / "0123456789abcdef" / "notes.txt").write_text("mine")
+    before = sorted(folder.rglob("*"))
+    assert "DVL101" in run(project, capsys)
+    assert sorted(folder.rglob("*")) == before
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -124,19 +189,21 @@ def test_key_depends_on_content_name_and_settings(tmp_path: Path, change) -> Non
     assert ResultCache.open(tmp_path, settings).key(data, name) != before
 
 
-def test_new_code_version_starts_afresh_and_removes_old_versions_only(
+def test_new_code_version_starts_afresh_and_removes_only_devlints_old_versions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old = ResultCache.open(tmp_path, SETTINGS)
-    unrelated = tmp_path / "notes"
-    unrelated.mkdir()
-    key = old.key(b"x", "m.py")
-    old.put(key, [])
+    old.put(b"x", "m.py", [])
+    lookalike = (
+        old.folder.parent / "0123456789abcdef" / "ab"
+    )  # named like devlint's, not its layout
+    lookalike.mkdir(parents=True)
+    (lookalike / "notes.txt").write_text("mine")
     monkeypatch.setattr(cache_module, "code_fingerprint", lambda: "f" * 64)
     new = ResultCache.open(tmp_path, SETTINGS)
-    assert new.get(new.key(b"x", "m.py")) is None
+    assert new.get(b"x", "m.py") is None
     assert not old.folder.exists()
-    assert unrelated.is_dir()
+    assert (lookalike / "notes.txt").read_text() == "mine"
 
 
 def test_diagnostics_round_trip_with_fixes(tmp_path: Path) -> None:
@@ -145,9 +212,8 @@ def test_diagnostics_round_trip_with_fixes(tmp_path: Path) -> None:
     path.write_text(DISCARDED)
     diagnostics = lint_file(path, SETTINGS)
     assert diagnostics, "the example must report something"
-    key = results.key(path.read_bytes(), str(path))
-    results.put(key, diagnostics)
-    restored = results.get(key)
+    results.put(path.read_bytes(), str(path), diagnostics)
+    restored = results.get(path.read_bytes(), str(path))
     assert restored == diagnostics
     assert [d.fix for d in restored] == [d.fix for d in diagnostics]  # compare=False fields too
     assert all(d.severity in Severity for d in restored)
@@ -158,25 +224,133 @@ def test_diagnostics_round_trip_with_fixes(tmp_path: Path) -> None:
     [
         "",
         "{not json",
-        '[{"@": "Diagnostic"}]',
-        '[{"@": "Popen", "args": ["rm", "-rf", "/"]}]',
-        '{"@": "Severity", "value": "error"}',
-        "[1, 2]",
+        "[" * 100_000 + "]" * 100_000,
+        '{"@": "Popen", "args": ["rm", "-rf", "/"]}',
+        "[]",
+        "\udcff",
     ],
-    ids=["empty", "truncated", "missing-fields", "unknown-type", "not-a-list", "not-diagnostics"],
+    ids=["empty", "truncated", "nested-too-deeply", "unknown-type", "old-format", "not-utf-8"],
 )
 def test_corrupt_entry_is_a_miss_and_is_replaced(tmp_path: Path, text: str) -> None:
     results = ResultCache.open(tmp_path, SETTINGS)
     path = tmp_path / "m.py"
     path.write_text(DISCARDED)
-    key = results.key(path.read_bytes(), str(path))
-    entry = results.folder / key[:2] / key[2:]
+    data, name = path.read_bytes(), str(path)
+    entry = entry_path(results, data, name)
     entry.parent.mkdir(parents=True, exist_ok=True)
-    entry.write_text(text)
-    assert results.get(key) is None
+    entry.write_bytes(text.encode("utf-8", "surrogateescape"))
+    assert results.get(data, name) is None
     diagnostics = lint_file_cached(path, SETTINGS, results, lint_file)
     assert [d.code for d in diagnostics] == ["DVL201"]
-    assert results.get(key) == diagnostics
+    assert results.get(data, name) == diagnostics
+
+
+def first(entry: dict) -> dict:
+    return entry["diagnostics"][0]
+
+
+PLANTED = {
+    "line-as-text": lambda entry: first(entry).update(line="7"),
+    "line-as-bool": lambda entry: first(entry).update(line=True),
+    "column-as-float": lambda entry: first(entry).update(column=11.0),
+    "unknown-severity": lambda entry: first(entry).update(severity="fatal"),
+    "unknown-code": lambda entry: first(entry).update(code="XYZ999"),
+    "diagnostic-for-another-path": lambda entry: first(entry).update(path="other.py"),
+    "line-past-the-end": lambda entry: first(entry).update(line=99, end_line=99),
+    "column-past-the-line": lambda entry: first(entry).update(end_column=500),
+    "negative-column": lambda entry: first(entry).update(column=-1),
+    "end-before-start": lambda entry: first(entry).update(end_line=1),
+    "escape-in-message": lambda entry: first(entry).update(message="\x1b]0;owned\x07\x1b[2J"),
+    "extra-field": lambda entry: first(entry).update(extra=1),
+    "missing-field": lambda entry: first(entry).pop("message"),
+    "fix-of-the-wrong-type": lambda entry: first(entry).update(fix=[]),
+    "escape-in-a-fix": lambda entry: first(entry).update(
+        fix={
+            "title": "t",
+            "safe": True,
+            "edits": [{"line": 7, "column": 0, "end_line": 7, "end_column": 1, "text": "\x1b[2J"}],
+        }
+    ),
+    "entry-for-another-file": lambda entry: entry.update(path="other.py"),
+    "entry-of-another-key": lambda entry: entry.update(key="0" * 64),
+    "extra-entry-field": lambda entry: entry.update(note=""),
+    "list-of-no-diagnostics": lambda entry: entry.update(diagnostics=[[]]),
+}
+
+
+@pytest.mark.parametrize("plant", PLANTED.values(), ids=PLANTED.keys())
+def test_an_entry_that_does_not_hold_up_is_linted_again(
+    project: Path, capsys: pytest.CaptureFixture[str], plant
+) -> None:
+    """Never an aborted run (exit 2), never what the entry says: the file's real findings."""
+    argv = ["check", "--jobs", "1", "--cache-dir", str(project / "cache"), str(project)]
+    assert cli.main(argv) == 1
+    cold = capsys.readouterr().out
+    path = project / "m00.py"
+    data, name = path.read_bytes(), str(path)
+    results = ResultCache.open(project / "cache", SETTINGS)
+    entry = entry_path(results, data, name)
+    planted = json.loads(entry.read_text())
+    plant(planted)
+    entry.write_text(json.dumps(planted))
+    assert results.get(data, name) is None
+    assert cli.main(argv) == 1
+    assert capsys.readouterr().out == cold
+    assert results.get(data, name) == lint_file(path, SETTINGS)  # replaced by a sound entry
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-dev-zero"])
+def test_an_entry_that_is_not_a_regular_file_is_a_miss_at_once(tmp_path: Path, kind: str) -> None:
+    """Reading it would block for ever (a FIFO) or never end (``/dev/zero``)."""
+    results = ResultCache.open(tmp_path, SETTINGS)
+    entry = entry_path(results, b"x", "m.py")
+    entry.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(entry)
+    else:
+        entry.symlink_to("/dev/zero")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from devlint.cache import ResultCache\n"
+        f"print(ResultCache(Path({str(results.folder)!r}), {results.salt!r}).get(b'x', 'm.py'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert done.stdout == "None\n", done.stderr
+
+
+def test_every_diagnostic_devlint_reports_is_read_back(tmp_path: Path) -> None:
+    """The checks on read refuse nothing devlint writes (else it would lint such files again
+    on every run): every rule's examples and fixtures, and notices on odd files."""
+    odd = {
+        "syntax_error.py": b"import torch\ndef f(:\n",
+        "unterminated.py": b'import torch\nx = """\n',
+        "undecodable.py": b"import torch\nx = '\xe9'\n",
+        "binary.py": b"import torch\n\x00",
+        "too_deep.py": b"import torch\nx = " + b"(" * 300 + b")" * 300 + b"\n",
+        "crlf_and_tabs.py": b"import torch\r\nif x:\r\n\tx = torch.ones(3)\r\n\tx.to('cuda')\r\n",
+    }
+    for name, data in odd.items():
+        (tmp_path / name).write_bytes(data)
+    files = [
+        *sorted(ROOT.glob("rules/*/*.py")),
+        *sorted(ROOT.glob("fixtures/*/*.py")),
+        *(tmp_path / name for name in odd),
+    ]
+    results = ResultCache.open(tmp_path / "cache", SETTINGS)
+    every_rule = Settings(extend_select=("DVL",))
+    codes = set()
+    for path in files:
+        data, diagnostics = path.read_bytes(), lint_file(path, every_rule)
+        results.put(data, str(path), diagnostics)
+        restored = results.get(data, str(path))
+        assert restored == diagnostics, path
+        assert [d.fix for d in restored] == [d.fix for d in diagnostics], path
+        codes |= {d.code for d in diagnostics}
+    rule_codes = {rule.meta.code for rule in all_rules()}
+    assert codes >= rule_codes | {"DVL001", "DVL002", "DVL004"}
 
 
 def test_internal_errors_are_not_stored(tmp_path: Path) -> None:
@@ -188,7 +362,7 @@ def test_internal_errors_are_not_stored(tmp_path: Path) -> None:
         return [Diagnostic(str(path), 1, 0, 1, 0, "DVL003", "internal error: boom")]
 
     lint_file_cached(path, SETTINGS, results, failing)
-    assert results.get(results.key(path.read_bytes(), str(path))) is None
+    assert results.get(path.read_bytes(), str(path)) is None
 
 
 def test_file_saved_while_it_is_linted_is_not_stored(tmp_path: Path) -> None:
@@ -203,7 +377,7 @@ def test_file_saved_while_it_is_linted_is_not_stored(tmp_path: Path) -> None:
         return diagnostics
 
     lint_file_cached(path, SETTINGS, results, lint_then_edit)
-    assert results.get(results.key(original, str(path))) is None
+    assert results.get(original, str(path)) is None
 
 
 def test_unwritable_cache_location_is_not_an_error(
@@ -215,42 +389,44 @@ def test_unwritable_cache_location_is_not_an_error(
     assert "DVL101" in capsys.readouterr().out
 
 
-def _hammer(folder: str, salt: bytes, key: str, rounds: int) -> None:
+SHARED = b"x = 1\n" * 40
+
+
+def _hammer(folder: str, salt: bytes, rounds: int) -> None:
     results = ResultCache(Path(folder), salt)
     diagnostics = [
         Diagnostic("m.py", line, 0, line, 4, "DVL101", "x" * 2000) for line in range(1, 40)
     ]
     for _ in range(rounds):
-        results.put(key, diagnostics)
+        results.put(SHARED, "m.py", diagnostics)
 
 
 def test_concurrent_writers_never_expose_a_partial_entry(tmp_path: Path) -> None:
     results = ResultCache.open(tmp_path, SETTINGS)
-    key = results.key(b"shared", "m.py")
+    key = results.key(SHARED, "m.py")
     context = multiprocessing.get_context("spawn")
     writers = [
-        context.Process(target=_hammer, args=(str(results.folder), results.salt, key, 150))
+        context.Process(target=_hammer, args=(str(results.folder), results.salt, 150))
         for _ in range(3)
     ]
     for writer in writers:
         writer.start()
     seen = 0
     while any(writer.is_alive() for writer in writers):
-        diagnostics = results.get(key)
+        diagnostics = results.get(SHARED, "m.py")
         if diagnostics is not None:
             assert len(diagnostics) == 39
             seen += 1
     for writer in writers:
         writer.join()
         assert writer.exitcode == 0
-    assert results.get(key) is not None
+    assert results.get(SHARED, "m.py") is not None
     leftovers = [p.name for p in (results.folder / key[:2]).iterdir() if p.name != key[2:]]
     assert leftovers == []  # no temporary files left behind
 
 
 def test_entries_are_json_not_pickle(tmp_path: Path) -> None:
     results = ResultCache.open(tmp_path, SETTINGS)
-    key = results.key(b"x", "m.py")
-    results.put(key, [Diagnostic("m.py", 1, 0, 1, 1, "DVL101", "message")])
-    entry = json.loads((results.folder / key[:2] / key[2:]).read_text())
-    assert entry[0]["@"] == "Diagnostic" and entry[0]["severity"]["value"] == "error"
+    results.put(b"x", "m.py", [Diagnostic("m.py", 1, 0, 1, 1, "DVL101", "message")])
+    entry = json.loads(entry_path(results, b"x", "m.py").read_text())
+    assert entry["path"] == "m.py" and entry["diagnostics"][0]["severity"] == "error"

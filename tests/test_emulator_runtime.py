@@ -169,3 +169,128 @@ def test_cuda_in_a_forked_loader_worker_fails(gpus):
     loader = DataLoader(OnDevice(), batch_size=2, num_workers=1, multiprocessing_context="fork")
     with pytest.raises(RuntimeError, match="Cannot re-initialize CUDA in forked subprocess"):
         next(iter(loader))
+
+
+# moving modules: PyTorch's Module._apply and Tensor.to ---------------------------------
+
+
+class TiedLM(nn.Module):
+    """GPT-2's weight tying: the output layer's weight *is* the token embedding's."""
+
+    def __init__(self):
+        super().__init__()
+        self.wte = nn.Embedding(10, 4)
+        self.lm_head = nn.Linear(4, 10, bias=False)
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, ids):
+        return self.lm_head(self.wte(ids))
+
+
+def test_a_module_moved_twice_keeps_its_parameter_objects(gpus):
+    """PyTorch: ``Tensor.to`` returns ``self`` when device and dtype already match, and
+    ``Module._apply`` assigns ``param.data`` (the same ``Parameter`` object survives);
+    ``Module.to`` calls ``t.to(device, None, non_blocking)`` for each tensor."""
+    model = nn.Linear(2, 2)
+    weight = model.weight
+    model.to("cuda")
+    model.to("cuda")
+    model.cuda()
+    assert model.weight is weight and weight.device == torch.device("cuda:0")
+    assert isinstance(weight, nn.Parameter) and weight.requires_grad
+    x = torch.ones(2, device="cuda")
+    assert x.to("cuda", None, False) is x and x.to(torch.float32) is x
+    assert x.to("cuda", copy=True) is not x
+
+
+def test_swapping_module_parameters_on_conversion_also_moves_twice(gpus):
+    """PyTorch: with ``set_swap_module_params_on_conversion(True)`` ``Module._apply`` swaps
+    each parameter's contents in place (``torch.utils.swap_tensors``): same object."""
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        model = nn.Linear(2, 2)
+        weight = model.weight
+        model.to("cuda").to("cuda")
+        assert model.weight is weight and weight.device.type == "cuda"
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(False)
+
+
+def test_tied_weights_stay_tied_across_moves_and_training(gpus):
+    """PyTorch: ``Module._apply`` meets the shared ``Parameter`` twice and keeps it one object,
+    so ``model.lm_head.weight is model.wte.weight`` holds after ``.to('cuda')`` and after
+    ``cuda:0`` -> ``cuda:1``; ``parameters()`` yields it once."""
+    model = TiedLM().to("cuda")
+    assert model.lm_head.weight is model.wte.weight
+    optimizer = torch.optim.AdamW(model.parameters(), lr=0.1)
+    assert len(list(model.parameters())) == 1
+    ids = torch.tensor([[1, 2, 3]], device="cuda")
+    for _ in range(2):
+        model(ids).sum().backward()
+        optimizer.step()
+    model.to("cuda:1")
+    weight = model.wte.weight
+    assert model.lm_head.weight is weight and weight.device == torch.device("cuda:1")
+    assert isinstance(weight, nn.Parameter) and weight.requires_grad
+    assert weight.grad.device == torch.device("cuda:1")
+    assert model(ids.to("cuda:1")).device == torch.device("cuda:1")
+
+
+def test_a_gradient_moves_with_its_parameter_and_survives_a_no_op_move(gpus):
+    """PyTorch: ``Module._apply`` converts ``param.grad`` too (``grad.data = fn(grad)``)."""
+    model = nn.Linear(2, 2).cuda()
+    model(torch.ones(1, 2, device="cuda")).sum().backward()
+    grad = model.weight.grad
+    model.to("cuda")
+    assert model.weight.grad is grad
+    model.to("cuda:1")
+    assert model.weight.grad.device == torch.device("cuda:1")
+    model.cpu()
+    assert model.weight.grad.device.type == "cpu" and model.weight.grad.tolist() == grad.tolist()
+
+
+def test_state_dicts_load_across_devices_into_the_parameters_own_device(gpus):
+    """PyTorch: ``load_state_dict`` copies into the existing parameters (``param.copy_``), so
+    they stay where they are; ``Optimizer.load_state_dict`` casts its state to each parameter's
+    device, except a non-capturable ``step``, which stays on the CPU."""
+    source = nn.Linear(2, 2).cuda()
+    optimizer = torch.optim.Adam(source.parameters())
+    source(torch.ones(1, 2, device="cuda")).sum().backward()
+    optimizer.step()
+    on_cpu = nn.Linear(2, 2)
+    on_cpu.load_state_dict(source.state_dict())
+    assert on_cpu.weight.device.type == "cpu" and torch.equal(on_cpu.weight, source.weight.cpu())
+    on_gpu1 = nn.Linear(2, 2).to("cuda:1")
+    on_gpu1.load_state_dict(on_cpu.state_dict())
+    assert on_gpu1.weight.device == torch.device("cuda:1")
+    resumed = torch.optim.Adam(on_gpu1.parameters())
+    resumed.load_state_dict(optimizer.state_dict())
+    state = resumed.state[on_gpu1.weight]
+    assert state["exp_avg"].device == torch.device("cuda:1") and state["step"].device.type == "cpu"
+    buffer = io.BytesIO()
+    torch.save(TiedLM().cuda().state_dict(), buffer)
+    buffer.seek(0)
+    restored = TiedLM()
+    restored.load_state_dict(torch.load(buffer, map_location="cpu"))
+    assert restored.to("cuda:1").lm_head.weight is restored.wte.weight
+
+
+def test_an_nccl_process_group_runs_on_gloo(gpus):
+    """A CPU build has no NCCL (``Distributed package doesn't have NCCL built in``); the
+    emulated tensors are CPU tensors underneath, so gloo runs the program's collectives."""
+    import torch.distributed as dist
+
+    assert dist.is_nccl_available()
+    dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        assert dist.get_backend() == "gloo"
+        model = nn.parallel.DistributedDataParallel(nn.Linear(2, 1).to("cuda:1"), device_ids=[1])
+        model(torch.ones(3, 2)).sum().backward()
+        assert model.module.weight.grad.device == torch.device("cuda:1")
+        total = torch.ones(2, device="cuda:1")
+        dist.all_reduce(total)
+        assert total.device == torch.device("cuda:1") and total.tolist() == [1.0, 1.0]
+        group = dist.new_group([0], backend="cuda:nccl,cpu:gloo")
+        assert dist.get_backend(group) == "gloo"
+    finally:
+        dist.destroy_process_group()

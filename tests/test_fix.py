@@ -126,6 +126,28 @@ def test_deterministic_factory_fix_is_safe() -> None:
 
 
 @pytest.mark.parametrize(
+    ("code", "line"),
+    [
+        ("DVL204", "x = torch.LongTensor([0]).to(device)"),
+        ("DVL204", "x = LT(3).cuda()"),  # a size, under another name
+        ("DVL204", "x = torch.Tensor(2, 3).to(device)"),
+        ("DVL103", "def f(y):\n    return y + torch.FloatTensor([0.5])"),
+    ],
+)
+def test_legacy_constructors_get_no_device_fix(code: str, line: str) -> None:
+    """``torch.LongTensor(..., device=<not cpu>)`` raises: the finding stays, with no fix."""
+    source = (
+        "import torch\nfrom torch import LongTensor as LT\n"
+        'device = torch.device("cuda")\n'
+        f"{line}\n"
+        'f(torch.ones(1, device="cuda"))\n'
+    )
+    result = fix_source(source, "x.py", _settings(code), unsafe=True)
+    assert [d.code for d in result.diagnostics if d.code == code] == [code]
+    assert not result.changed
+
+
+@pytest.mark.parametrize(
     ("load", "safe"),
     [
         ("model.load_state_dict(torch.load(path))", True),

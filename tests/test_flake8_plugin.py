@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import subprocess
 import sys
 from argparse import Namespace
@@ -151,10 +152,76 @@ def test_device_names_option_is_accepted_from_command_line_and_config(tmp_path: 
     assert reports(result) == [("m.py", 7, 12, "DVL101")]
 
 
-def test_parse_options_sets_device_names(monkeypatch: pytest.MonkeyPatch) -> None:
+def flake8_options(monkeypatch: pytest.MonkeyPatch, *argv: str) -> Namespace:
+    """flake8's own option parsing, which calls ``Plugin.parse_options`` (undone after the test)."""
+    from flake8.options.parse_args import parse_args
+
     monkeypatch.setattr(Plugin, "device_names", ())
-    Plugin.parse_options(Namespace(devlint_device_names=["dev", "gpu"]))
+    monkeypatch.setattr(Plugin, "selected", True)
+    return parse_args(["--isolated", *argv])[1]
+
+
+def test_parse_options_sets_device_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    flake8_options(monkeypatch, "--devlint-device-names", "dev,gpu")
     assert Plugin.device_names == ("dev", "gpu")
+
+
+@pytest.mark.parametrize(
+    ("argv", "selected"),
+    [
+        ([], True),
+        (["--select", "F"], False),
+        (["--select", "E,W,C90"], False),
+        (["--select", "D"], True),  # a prefix of every DVL code
+        (["--select", "DVL204"], True),  # off by default, selected by name
+        (["--select", "F", "--extend-select", "DVL1"], True),
+        (["--extend-select", "DVL407"], True),
+        (["--extend-ignore", "DVL"], False),
+        (["--select", "DVL", "--ignore", "DVL"], False),
+        (["--extend-ignore", "DVL0,DVL1,DVL2,DVL3,DVL4"], False),
+        (["--extend-ignore", "DVL0,DVL1,DVL2,DVL3"], True),  # DVL4xx rules are on
+        (["--extend-ignore", "DVL0,DVL1,DVL3,DVL4,DVL201,DVL202,DVL203"], False),  # DVL204 is off
+    ],
+)
+def test_parse_options_decides_whether_any_code_is_selected(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], selected: bool
+) -> None:
+    flake8_options(monkeypatch, *argv)
+    assert Plugin.selected is selected
+
+
+def test_plugin_reports_nothing_when_no_code_is_selected(monkeypatch: pytest.MonkeyPatch) -> None:
+    flake8_options(monkeypatch, "--select", "F")
+    assert list(Plugin(None, mixed().splitlines(keepends=True), "m.py").run()) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "codes"),
+    [
+        (["--select", "F"], {"F401"}),
+        (["--select", "DVL"], {"DVL101"}),
+        (["--extend-select", "DVL"], {"DVL101", "F401"}),
+        ([], {"DVL101", "F401"}),
+    ],
+)
+def test_libcst_is_imported_only_when_a_dvl_code_is_selected(
+    tmp_path: Path, options: list[str], codes: set[str]
+) -> None:
+    """``-X importtime`` lists every module the flake8 process imports, on stderr."""
+    (tmp_path / "m.py").write_text("import os\n" + mixed())
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "flake8", "--isolated", *options, "m.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert {code for *_, code in reports(result)} >= codes
+    assert {code for *_, code in reports(result) if code.startswith("DVL")} == {
+        code for code in codes if code.startswith("DVL")
+    }
+    imported_libcst = re.search(r"^import time: .*\| +libcst\b", result.stderr, re.MULTILINE)
+    assert (imported_libcst is not None) is ("DVL101" in codes)
 
 
 def test_rules_off_by_default_are_in_flake8_default_ignore() -> None:

@@ -1,20 +1,21 @@
-"""Pathological files finish fast and small, or are skipped with a notice that says why.
+"""Pathological files finish in bounded memory, or are skipped with a notice that says why.
 
 Every input is generated here. Without the limits, LibCST takes minutes or
 gigabytes on several of them, or kills the process (3,000 nested brackets).
+How fast they finish is measured by ``benchmarks/robustness.py --pathological``,
+not asserted here: a loaded machine must not fail a test.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from devlint.engine import lint_source
-from devlint.limits import complexity_problem
+from devlint.limits import MAX_BYTES, complexity_problem
 from devlint.notices import INTERNAL_ERROR, TOO_COMPLEX
 
 TORCH = "import torch\n"
@@ -51,35 +52,69 @@ WITHIN_THE_LIMITS = {
 
 
 @pytest.mark.parametrize("body", OVER_THE_LIMITS.values(), ids=OVER_THE_LIMITS.keys())
-def test_over_the_limits_is_skipped_at_once_with_a_notice(body: str) -> None:
-    start = time.perf_counter()
+def test_over_the_limits_is_skipped_with_a_notice(body: str) -> None:
     [diagnostic] = lint_source(TORCH + body, "big.py")
-    assert time.perf_counter() - start < 5
     assert diagnostic.code == TOO_COMPLEX
     assert diagnostic.message.endswith("(skipped)")
     assert "to analyse" in diagnostic.message
 
 
 @pytest.mark.parametrize("body", WITHIN_THE_LIMITS.values(), ids=WITHIN_THE_LIMITS.keys())
-def test_within_the_limits_finishes_in_bounded_time_and_memory(body: str) -> None:
+def test_within_the_limits_is_analysed_in_bounded_memory(body: str) -> None:
     """Analysed (or, past Python's recursion limit, a DVL004), never an internal error."""
     source = TORCH + body
     code = """
-import resource, sys, time
+import resource, sys
 from devlint.engine import lint_source
 source = sys.stdin.read()
-start = time.perf_counter()
 codes = [d.code for d in lint_source(source, "m.py")]
-print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, codes)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, codes)
 """
     result = subprocess.run(
-        [sys.executable, "-c", code], input=source, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], input=source, capture_output=True, text=True, timeout=600
     )
     assert result.returncode == 0, result.stderr
-    seconds, peak_kib, codes = result.stdout.split(maxsplit=2)
-    assert float(seconds) < 10
+    peak_kib, codes = result.stdout.split(maxsplit=1)
     assert int(peak_kib) < 700 * 1024
     assert INTERNAL_ERROR not in codes
+
+
+LONG_LITERALS = {
+    "one-line string": "x = '" + "a" * 4_000_000 + "'\n",
+    "one-line string of escapes": 'x = "' + "\\n" * 2_000_000 + '"\n',
+    "escaped quotes": "x = '" + "\\'" * 2_000_000 + "'\n",
+}
+
+
+@pytest.mark.parametrize("body", LONG_LITERALS.values(), ids=LONG_LITERALS.keys())
+def test_the_check_itself_takes_a_few_bytes_a_character(body: str) -> None:
+    """A 4 MB literal: the check once built about 115 bytes of regex state per character
+    (2.4 GB for 20 MB); a few copies of the text are all it may take."""
+    code = """
+import resource, sys
+from devlint.limits import complexity_problem
+source = sys.stdin.read()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+problem = complexity_problem(source)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before, problem)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], input=body, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    growth_kib, problem = result.stdout.split(maxsplit=1)
+    assert problem == "None\n"  # within every limit: the whole check ran
+    assert int(growth_kib) * 1024 < 10 * len(body)
+
+
+@pytest.mark.parametrize("character", ["a", "\u00e9"], ids=["ascii", "two-byte-utf-8"])
+def test_a_file_over_the_size_limit_is_skipped_with_a_notice_naming_it(character: str) -> None:
+    """Counted in UTF-8 bytes: 5 million two-byte characters are over a 10 MB limit."""
+    comment = "# " + character * (MAX_BYTES // len(character.encode()) + 1) + "\n"
+    [diagnostic] = lint_source(TORCH + comment, "big.py")
+    assert diagnostic.code == TOO_COMPLEX
+    assert f"over the limit of {MAX_BYTES:,}" in diagnostic.message
+    assert diagnostic.message.startswith("file too large to analyse: ")
 
 
 def test_real_code_is_far_from_every_limit() -> None:

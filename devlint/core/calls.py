@@ -9,6 +9,7 @@ from devlint.core.binder import Env
 from devlint.core.events import (
     CheckpointLoad,
     CreateThenMove,
+    Facts,
     HostConversion,
     LoaderCreated,
     ModuleCall,
@@ -55,22 +56,31 @@ CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a modu
 PARAMETER = "parameter"
 BUFFER = "buffer"
 
-_TENSOR_FROM_DATA = frozenset(
+LEGACY_CONSTRUCTORS = frozenset(
     {
-        "torch.tensor",
-        "torch.as_tensor",
-        "torch.asarray",
-        "torch.from_numpy",
         "torch.Tensor",
         "torch.FloatTensor",
-        "torch.LongTensor",
-        "torch.BoolTensor",
-        "torch.IntTensor",
         "torch.DoubleTensor",
         "torch.HalfTensor",
+        "torch.BFloat16Tensor",
+        "torch.LongTensor",
+        "torch.IntTensor",
+        "torch.ShortTensor",
+        "torch.CharTensor",
         "torch.ByteTensor",
+        "torch.BoolTensor",
     }
 )
+"""Typed constructors that build cpu tensors only: given ``device=`` naming any other device
+they raise ``RuntimeError: legacy constructor expects device type: cpu``."""
+_TENSOR_FROM_DATA = LEGACY_CONSTRUCTORS | {
+    "torch.tensor",
+    "torch.as_tensor",
+    "torch.asarray",
+    "torch.from_numpy",
+}
+
+
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
 _MODULE_CONTAINERS = frozenset(
@@ -779,3 +789,12 @@ def _literal_int(given: tuple[cst.BaseExpression, Value] | None, default: int) -
     if given is None:
         return default
     return given[1].ref if isinstance(given[1].ref, int) else None
+
+
+def is_legacy_constructor(facts: Facts, call: cst.Call) -> bool:
+    """Whether ``call`` is ``torch.LongTensor(...)`` or another legacy constructor, under
+    whatever name it was imported."""
+    callee = facts.value_of(call.func)
+    return (
+        callee is not None and callee.kind is Kind.NAMESPACE and callee.ref in LEGACY_CONSTRUCTORS
+    )

@@ -160,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
         "--cache-dir",
         type=Path,
         metavar="DIR",
-        help="where to keep the result cache (default: .devlint_cache at the project root)",
+        help="directory to keep the .devlint_cache folder in (default: the project root)",
     )
     check.add_argument(
         "--config",

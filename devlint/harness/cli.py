@@ -171,7 +171,8 @@ def run_command(args: argparse.Namespace) -> int:
     if not Path(script).is_file():
         print(f"devlint: error: {script}: no such file", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="devlint-run-") as reports:
+    # ignore_cleanup_errors: a process the program left behind may still write its report
+    with tempfile.TemporaryDirectory(prefix="devlint-run-", ignore_cleanup_errors=True) as reports:
         command = [
             sys.executable,
             "-m",

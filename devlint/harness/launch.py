@@ -5,7 +5,9 @@
 The backend is installed before the script runs (``runpy``, so tracebacks name
 the script's own lines), and every Python process the script starts gets the
 same backend through ``_boot/sitecustomize.py``: a script that re-runs itself
-with ``CUDA_VISIBLE_DEVICES=""`` meets an emulated machine without GPUs.
+with ``CUDA_VISIBLE_DEVICES=""`` meets an emulated machine without GPUs, and the
+ranks ``torch.multiprocessing.spawn`` starts each see the emulated GPUs. (Not
+multiprocessing's resource tracker: it runs no user code and outlives the run.)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ GPUS_ENV = "DEVLINT_HARNESS_GPUS"
 REPORT_ENV = "DEVLINT_HARNESS_REPORT"
 BOOT = Path(__file__).resolve().parent / "_boot"
 BACKENDS = ("emulated", "cuda")
+RESOURCE_TRACKER = "from multiprocessing.resource_tracker import"
 
 
 @dataclass
@@ -62,7 +65,7 @@ class Session:
 def start(backend: str, gpus: int, report_dir: str | None, main: bool) -> Session:
     """Install ``backend`` in this process and pass it on to the processes it starts."""
     _export(backend, gpus, report_dir)
-    if report_dir:
+    if report_dir and main:
         os.makedirs(report_dir, exist_ok=True)
     if backend == "emulated":
         from devlint.harness.emulator import install
@@ -181,7 +184,7 @@ def describe(error: BaseException) -> dict[str, Any]:
 def install_from_environment() -> None:
     """For a process the script started: same backend, report at exit (``sitecustomize``)."""
     backend = os.environ.get(BACKEND_ENV)
-    if backend not in BACKENDS:
+    if backend not in BACKENDS or is_resource_tracker(sys.orig_argv):
         return
     session = start(
         backend, int(os.environ.get(GPUS_ENV, "2")), os.environ.get(REPORT_ENV), main=False
@@ -197,6 +200,11 @@ def install_from_environment() -> None:
 
     sys.excepthook = excepthook
     atexit.register(session.finish)
+
+
+def is_resource_tracker(argv: list[str]) -> bool:
+    """multiprocessing's resource tracker: it runs no user code and outlives the program."""
+    return "-c" in argv[:-1] and argv[argv.index("-c") + 1].startswith(RESOURCE_TRACKER)
 
 
 def run_child(spec: dict[str, Any]) -> None:

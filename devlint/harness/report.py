@@ -7,6 +7,7 @@ report; a failure in a child (a re-executed script) is still the run's failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -26,10 +27,20 @@ class ProcessReport:
     symptoms: list[str] = field(default_factory=list)
 
     def write(self, folder: str | os.PathLike[str]) -> None:
+        """Write ``<pid>.json`` whole (temporary file, then rename), or nothing.
+
+        A process can outlive its run (a helper or daemon the program left behind):
+        by the time it ends, the run's folder is gone and nobody reads its report.
+        The harness's own file must never become the program's error.
+        """
         path = Path(folder) / f"{self.pid}.json"
         temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.__dict__), encoding="utf-8")
-        temporary.replace(path)
+        try:
+            temporary.write_text(json.dumps(self.__dict__), encoding="utf-8")
+            temporary.replace(path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
 
 
 def read_reports(folder: str | os.PathLike[str]) -> list[ProcessReport]:

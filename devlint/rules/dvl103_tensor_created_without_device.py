@@ -7,7 +7,7 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.calls import RANDOM_FACTORIES
+from devlint.core.calls import RANDOM_FACTORIES, is_legacy_constructor
 from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
 from devlint.core.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall
@@ -47,7 +47,9 @@ class TensorCreatedWithoutDevice(Rule):
     is the tensor it meets (for a module call, an input on the module's device),
     when that is a variable already set where the factory runs. Safe for
     deterministic factories; unsafe for random ones (`randn`, `rand`, …), whose
-    numbers then come from the device's generator.
+    numbers then come from the device's generator. No fix for the legacy typed
+    constructors (`torch.LongTensor(...)`, `torch.Tensor(...)` …), which raise
+    given any device but the CPU.
 
     ## References
     - [Creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
@@ -76,8 +78,8 @@ def _fix(facts: Facts, event: object, clash: Clash) -> Fix | None:
     """``torch.zeros(n)`` → ``torch.zeros(n, device=x.device)``."""
     origin = clash.first.value.origin
     factory = origin.node if origin is not None else None
-    if not isinstance(factory, cst.Call):
-        return None
+    if not isinstance(factory, cst.Call) or is_legacy_constructor(facts, factory):
+        return None  # a legacy constructor raises given any device but the cpu
     name = _partner_name(facts, event, clash, factory)
     created = with_keyword(factory, "device", f"{name}.device") if name is not None else None
     if created is None:

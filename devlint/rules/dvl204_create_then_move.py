@@ -7,6 +7,7 @@ from functools import partial
 
 import libcst as cst
 
+from devlint.core.calls import is_legacy_constructor
 from devlint.core.events import CreateThenMove as Creation
 from devlint.core.events import Facts
 from devlint.core.values import Kind
@@ -15,6 +16,10 @@ from devlint.fix import with_keyword
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 _DEVICE_VALUES = frozenset({Kind.DEVICE, Kind.STRING, Kind.SCALAR})
+_LEGACY_ADVICE = (
+    "a legacy constructor cannot create it there: use "
+    "`torch.tensor(data, dtype=..., device=...)` or `torch.empty(size, dtype=..., device=...)`"
+)
 
 
 class CreateThenMove(Rule):
@@ -42,6 +47,14 @@ class CreateThenMove(Rule):
     fixed seed: that fix is unsafe. So is one on a factory given
     `requires_grad=True`, whose result becomes a leaf tensor with a `.grad`.
 
+    No fix for the legacy typed constructors (`torch.LongTensor(...)`,
+    `torch.FloatTensor(...)`, `torch.Tensor(...)` …): they build CPU tensors
+    only, and given `device=` naming any other device they raise
+    `RuntimeError: legacy constructor expects device type: cpu`. Nor is
+    `torch.tensor(data, dtype=..., device=...)` a rewrite for all of them: it
+    reads `torch.LongTensor(3)` as the number 3, not as a size. The message
+    names both replacements; choose the one that fits.
+
     ## References
     - [Creation ops](https://pytorch.org/docs/stable/torch.html#creation-ops)
     - [Performance tuning guide: create tensors directly on the target device](https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#create-tensors-directly-on-the-target-device)
@@ -63,10 +76,12 @@ class CreateThenMove(Rule):
         for creation in facts.creations_then_moves:
             factory = facts.code_of(creation.factory.func)
             device = creation.target.value.device.describe()
-            message = (
-                f"`{factory}(...)` is created on the cpu and copied to {device}; "
-                f"create it there with `device=`"
-            )
+            message = f"`{factory}(...)` is created on the cpu and copied to {device}; "
+            if is_legacy_constructor(facts, creation.factory):
+                message += _LEGACY_ADVICE
+                yield Finding(creation.node, message, self.meta.severity)
+                continue
+            message += "create it there with `device=`"
             if creation.random:
                 message += " (the random numbers then come from the device's generator)"
             yield Finding(

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
-from devlint.harness.emulator import cuda_api, parallel, serialization, tensor_api
+from devlint.harness.emulator import cuda_api, distributed, parallel, serialization, tensor_api
 from devlint.harness.emulator.context import CallContext
 from devlint.harness.emulator.dispatch import EmulatedCuda
 from devlint.harness.emulator.patches import Patches
@@ -35,6 +35,7 @@ class Emulation:
         tensor_api.install(patches, state)
         serialization.install(patches, state)
         parallel.install(patches, state)
+        distributed.install(patches)
         _install_thread_modes(patches, self)
         self._modes.enter_context(self.modes())
 

@@ -228,11 +228,12 @@ def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]):
     if rest and isinstance(rest[0], torch.Tensor):
         other = rest.pop(0)
         device, dtype = device_of(other), other.dtype
-    else:
-        if rest and not isinstance(rest[0], (bool, torch.dtype)):
-            device = rest.pop(0)
-        if rest and isinstance(rest[0], torch.dtype):
-            dtype = rest.pop(0)
+    elif rest and isinstance(rest[0], torch.dtype):
+        dtype = rest.pop(0)
+    elif rest and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], torch.dtype)):
+            dtype = rest.pop(0)  # ``Module.to`` passes ``t.to(device, None, non_blocking)``
     device = kwargs.get("device", device)
     dtype = kwargs.get("dtype", dtype)
     if "other" in kwargs:
