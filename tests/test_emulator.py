@@ -7,11 +7,11 @@ emulation is installed in this process for one test at a time and removed.
 from __future__ import annotations
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
+from devlint.harness.emulator import emulated
+
 F = torch.nn.functional
-
-from devlint.harness.emulator import emulated  # noqa: E402
 
 SAME_DEVICE = "Expected all tensors to be on the same device"
 

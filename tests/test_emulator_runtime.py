@@ -7,12 +7,12 @@ import io
 import math
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
+from devlint.harness import observe
+from devlint.harness.emulator import emulated
+
 nn = torch.nn
-
-from devlint.harness import observe  # noqa: E402
-from devlint.harness.emulator import emulated  # noqa: E402
 
 
 @pytest.fixture

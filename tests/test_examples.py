@@ -140,7 +140,6 @@ def test_fixture_docstring_says_whether_it_is_reported(path: Path) -> None:
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=_relative)
 def test_example_runs_on_cpu(path: Path, tmp_path: Path) -> None:
-    pytest.importorskip("torch")
     environment = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}  # examples then pick the CPU
     completed = subprocess.run(
         [sys.executable, str(path)],

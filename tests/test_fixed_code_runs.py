@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("torch")
-
 from devlint.config import Settings
 from devlint.fix import fix_source
 from devlint.harness.runner import Job, Result, run_jobs

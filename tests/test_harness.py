@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("torch")
-
 from devlint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent

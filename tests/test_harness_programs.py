@@ -13,11 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from devlint.harness.launch import is_resource_tracker
-
-pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "programs"
