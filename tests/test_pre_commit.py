@@ -115,17 +115,22 @@ def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def project_with_buggy_file(tmp_path: Path, environment: dict[str, str]) -> Path:
+    """A git repository whose staged ``train.py`` has one DVL101 at 7:12."""
+    project = tmp_path / "project"
+    project.mkdir()
+    assert run("git", "init", "-q", cwd=project, env=environment).returncode == 0
+    (project / "train.py").write_text(BUGGY)
+    run("git", "add", "train.py", cwd=project, env=environment)
+    return project
+
+
 def test_hook_fails_on_a_buggy_file_and_passes_on_a_clean_one(
     tmp_path: Path, wheelhouse: Path, hook_repository: Path
 ) -> None:
     environment = offline_environment(tmp_path, wheelhouse)
-    project = tmp_path / "project"
-    project.mkdir()
-    assert run("git", "init", "-q", cwd=project, env=environment).returncode == 0
+    project = project_with_buggy_file(tmp_path, environment)
     try_repo = (sys.executable, "-m", "pre_commit", "try-repo", str(hook_repository), "devlint")
-
-    (project / "train.py").write_text(BUGGY)
-    run("git", "add", "train.py", cwd=project, env=environment)
     failed = run(*try_repo, "--all-files", cwd=project, env=environment)
     output = failed.stdout + failed.stderr
     assert failed.returncode == 1, output
@@ -154,11 +159,7 @@ def test_the_documented_configuration_installs_and_runs_the_hook(
 ) -> None:
     """The snippet's ``rev`` exists, and ``autoupdate --freeze`` pins it to a commit."""
     environment = offline_environment(tmp_path, wheelhouse)
-    project = tmp_path / "project"
-    project.mkdir()
-    assert run("git", "init", "-q", cwd=project, env=environment).returncode == 0
-    (project / "train.py").write_text(BUGGY)
-    run("git", "add", "train.py", cwd=project, env=environment)
+    project = project_with_buggy_file(tmp_path, environment)
     config = project / ".pre-commit-config.yaml"
     for page, snippet in documented_configurations().items():
         url = re.search(r"repo: (\S+)", snippet).group(1)
