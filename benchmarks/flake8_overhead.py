@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     if others != without_plugins:
         print(f"warning: the plugins differ besides devlint: {others} vs {without_plugins}")
 
-    flake8 = ["-m", "flake8", "--isolated", "-j", "1", "--exit-zero", "--select", args.select]
+    # -I: neither the working directory nor PYTHONPATH may shadow the devlint each python has
+    flake8 = ["-I", "-m", "flake8", "--isolated", "-j", "1", "--exit-zero", "--select", args.select]
     tools = {
         label: Tool(label, [python, *flake8, *files], "lines")
         for label, python in (("with devlint", args.with_python), ("without", args.without_python))
