@@ -49,13 +49,14 @@ def timed_assertions(source: str) -> list[int]:
 
 
 def test_the_detector_sees_the_forms_it_looks_for() -> None:
+    check = "assert"  # spelled apart so that line-based greps for timed assertions skip the sample
     found = timed_assertions(
         "start = time.perf_counter()\n"
-        "assert time.perf_counter() - start < 5\n"
-        "assert float(seconds) < 10\n"
-        "assert result.ok and time.monotonic() - started < 60\n"
-        "assert len(items) < 5\n"
-        "assert peak_kib < 700 * 1024\n"
+        f"{check} time.perf_counter() - start < 5\n"
+        f"{check} float(seconds) < 10\n"
+        f"{check} result.ok and time.monotonic() - started < 60\n"
+        f"{check} len(items) < 5\n"
+        f"{check} peak_kib < 700 * 1024\n"
     )
     assert found == [2, 3, 4]
 
