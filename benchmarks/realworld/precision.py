@@ -53,15 +53,14 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from checkouts import MARKER, write_checkout
+
 from devlint.files import iter_python_files
 from devlint.notices import NOTICE_SUMMARIES
 
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects.json"
 LEDGER = HERE / "ledger.jsonl"
-MARKER = ".devlint-ledger-commit"
-EXTRACTED_SUFFIXES = (".py", ".pyi")
-EXTRACTED_NAMES = ("pyproject.toml",)
 VERDICTS = ("true", "debatable", "false")
 
 
@@ -158,45 +157,8 @@ def _prepare(project: dict, checkout: Path, mirror: Path, extract: bool) -> str 
     gitdir = mirror / _dirname(project["repo"]) / "repo"
     if not gitdir.is_dir():
         return f"no mirror at {gitdir}"
-    _extract(gitdir, project["commit"], checkout)
+    write_checkout(gitdir, project["commit"], checkout)
     return None
-
-
-def _extract(gitdir: Path, commit: str, dest: Path) -> None:
-    listing = subprocess.run(
-        ["git", f"--git-dir={gitdir}", "ls-tree", "-r", "-z", "--full-tree", commit],
-        check=True,
-        capture_output=True,
-    ).stdout.decode()
-    wanted = []
-    for record in listing.split("\0"):
-        if not record:
-            continue
-        meta, path = record.split("\t", 1)
-        _mode, kind, sha = meta.split()
-        name = path.rsplit("/", 1)[-1]
-        if kind == "blob" and (name.endswith(EXTRACTED_SUFFIXES) or name in EXTRACTED_NAMES):
-            wanted.append((sha, path))
-    batch = subprocess.run(
-        ["git", f"--git-dir={gitdir}", "cat-file", "--batch"],
-        input="".join(f"{sha}\n" for sha, _ in wanted).encode(),
-        check=True,
-        capture_output=True,
-    ).stdout
-    position = 0
-    for _sha, path in wanted:
-        end = batch.index(b"\n", position)
-        header = batch[position:end].decode().split()
-        position = end + 1
-        if len(header) < 3 or header[1] != "blob":  # "<sha> missing": not in the mirror
-            continue
-        size = int(header[2])
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(batch[position : position + size])
-        position += size + 1
-    dest.mkdir(parents=True, exist_ok=True)
-    (dest / MARKER).write_text(commit + "\n")
 
 
 def _count_lines(checkout: Path, paths: list[str]) -> int:

@@ -46,11 +46,11 @@ from pathlib import Path
 
 from devlint.notices import NOTICE_SUMMARIES
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # checkouts.py
+from checkouts import MARKER, write_checkout
+
 HERE = Path(__file__).resolve().parent
 BUGS = HERE / "bugs.json"
-MARKER = ".devlint-ledger-commit"
-EXTRACTED_SUFFIXES = (".py", ".pyi")
-EXTRACTED_NAMES = ("pyproject.toml",)
 REQUIRED = ("repo", "fix", "parent", "path", "lines", "category", "one_file", "evidence")
 SELECTIONS = {"default": [], "all": ["--select", "DVL"]}
 
@@ -186,45 +186,8 @@ def _prepare(tree: Path, commit: str, gitdir: Path, extract: bool) -> str | None
         return f"no tree at {tree}; run with --extract"
     if not gitdir.is_dir():
         return f"no mirror at {gitdir}"
-    _extract(gitdir, commit, tree)
+    write_checkout(gitdir, commit, tree)
     return None
-
-
-def _extract(gitdir: Path, commit: str, dest: Path) -> None:
-    listing = subprocess.run(
-        ["git", f"--git-dir={gitdir}", "ls-tree", "-r", "-z", "--full-tree", commit],
-        check=True,
-        capture_output=True,
-    ).stdout.decode()
-    wanted = []
-    for record in listing.split("\0"):
-        if not record:
-            continue
-        meta, path = record.split("\t", 1)
-        _mode, kind, sha = meta.split()
-        name = path.rsplit("/", 1)[-1]
-        if kind == "blob" and (name.endswith(EXTRACTED_SUFFIXES) or name in EXTRACTED_NAMES):
-            wanted.append((sha, path))
-    batch = subprocess.run(
-        ["git", f"--git-dir={gitdir}", "cat-file", "--batch"],
-        input="".join(f"{sha}\n" for sha, _ in wanted).encode(),
-        check=True,
-        capture_output=True,
-    ).stdout
-    position = 0
-    for _sha, path in wanted:
-        end = batch.index(b"\n", position)
-        header = batch[position:end].decode().split()
-        position = end + 1
-        if len(header) < 3 or header[1] != "blob":  # "<sha> missing": not in the mirror
-            continue
-        size = int(header[2])
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(batch[position : position + size])
-        position += size + 1
-    dest.mkdir(parents=True, exist_ok=True)
-    (dest / MARKER).write_text(commit + "\n")
 
 
 def _map_range(parent: Path, fixed: Path, start: int, end: int) -> tuple[int, int]:
