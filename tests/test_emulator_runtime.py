@@ -294,3 +294,39 @@ def test_an_nccl_process_group_runs_on_gloo(gpus):
         assert dist.get_backend(group) == "gloo"
     finally:
         dist.destroy_process_group()
+
+
+@pytest.mark.parametrize(
+    ("backend", "fails"),
+    [("nccl", True), (None, False), ("gloo", False), ("cuda:nccl,cpu:gloo", False)],
+)
+def test_a_cpu_tensor_fails_in_a_collective_only_where_the_group_has_nccl_alone(
+    gpus, backend, fails
+):
+    """NCCL has no CPU backend (``ProcessGroup::getBackend``); a group made without a backend
+    pairs gloo with NCCL (PyTorch 2), and gloo moves CPU tensors."""
+    import torch.distributed as dist
+
+    dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        on_gpu = torch.ones(2, device="cuda:0")
+        dist.all_reduce(on_gpu)
+        on_cpu = torch.ones(2)
+        if fails:
+            with pytest.raises(
+                RuntimeError, match="No backend type associated with device type cpu"
+            ):
+                dist.all_reduce(on_cpu)
+            with pytest.raises(
+                RuntimeError, match="No backend type associated with device type cpu"
+            ):
+                dist.all_gather([torch.zeros(2)], on_cpu)
+            assert len(gpus.state.recorder.device_errors) == 2
+            gloo = dist.new_group([0], backend="gloo")
+            dist.all_reduce(on_cpu, group=gloo)
+        else:
+            dist.all_reduce(on_cpu)
+            assert not gpus.state.recorder.device_errors
+        assert on_cpu.tolist() == [1.0, 1.0] and on_gpu.tolist() == [1.0, 1.0]
+    finally:
+        dist.destroy_process_group()

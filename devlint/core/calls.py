@@ -6,6 +6,7 @@ import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env
+from devlint.core.collectives import distributed_event
 from devlint.core.events import (
     CheckpointLoad,
     CreateThenMove,
@@ -323,6 +324,9 @@ class CallEvaluator(WrapperEvaluator):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _RUNTIME_DEVICE_CHECKS:
             self.runtime_device = True
+        distributed = distributed_event(qualname, node, args)
+        if distributed is not None:
+            self.events.append(distributed)
         if qualname in _DATASETS_OF_TENSORS:
             devices = [value for _, value in args.positional if is_tensor_like(value)]
             item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)

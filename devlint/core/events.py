@@ -153,6 +153,29 @@ class ReplicaStateWrite:
     wrap: cst.Call  # where the class is wrapped
 
 
+@dataclass(frozen=True, eq=False)
+class Collective:
+    """A ``torch.distributed`` collective (``all_reduce``, ``broadcast``, ...) on tensors."""
+
+    node: cst.Call
+    operation: str
+    tensors: tuple[Operand, ...]
+    group: bool  # a ``group=`` was given: its backends are not in view
+
+
+@dataclass(frozen=True, eq=False)
+class ProcessGroupCreated:
+    """``init_process_group(...)`` / ``new_group(...)`` and the backend asked for.
+
+    ``backend`` is the literal string, None when none was given or it is not a
+    literal; ``given`` says whether a backend argument was passed at all.
+    """
+
+    node: cst.Call
+    given: bool
+    backend: str | None
+
+
 @dataclass(eq=False)
 class Facts:
     """Everything rules may ask about one analysed file."""
@@ -173,6 +196,8 @@ class Facts:
     checkpoint_saves: list[CheckpointSave] = field(default_factory=list)
     state_dict_loads: list[StateDictLoad] = field(default_factory=list)
     replica_writes: list[ReplicaStateWrite] = field(default_factory=list)
+    collectives: list[Collective] = field(default_factory=list)
+    process_groups: list[ProcessGroupCreated] = field(default_factory=list)
     cache: dict[str, object] = field(default_factory=dict)  # what rules derive, once per file
     runtime_device: bool = False  # the file picks its device at run time
     spawn_start_method: bool = False  # the file sets a spawn/forkserver start method
@@ -198,6 +223,8 @@ class Facts:
             CheckpointSave: self.checkpoint_saves,
             StateDictLoad: self.state_dict_loads,
             ReplicaStateWrite: self.replica_writes,
+            Collective: self.collectives,
+            ProcessGroupCreated: self.process_groups,
         }
         for event in events:
             lists[type(event)].append(event)

@@ -85,3 +85,8 @@ def invalid_device_ordinal() -> RuntimeError:
         "stacktrace below might be incorrect.\n"
         "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
     )
+
+
+def no_cpu_backend() -> RuntimeError:
+    """``ProcessGroup::getBackend``: a collective on CPU tensors in a group with NCCL alone."""
+    return RuntimeError("No backend type associated with device type cpu")

@@ -35,7 +35,7 @@ class Emulation:
         tensor_api.install(patches, state)
         serialization.install(patches, state)
         parallel.install(patches, state)
-        distributed.install(patches)
+        distributed.install(patches, state)
         _install_thread_modes(patches, self)
         self._modes.enter_context(self.modes())
 
