@@ -114,3 +114,38 @@ def namespace_package(name: str, folder: str) -> None:
     package = types.ModuleType(name)
     package.__path__ = [folder]
     sys.modules[name] = package
+
+
+def fake_torchvision(samples: int = 8) -> None:
+    """torchvision's datasets, transforms and ``save_image`` for scripts that only train on them.
+
+    torchvision does not import against this torch. The datasets are ``samples`` random
+    images of MNIST's or CIFAR-10's shape, already tensors; every transform is the identity.
+    """
+    import torch
+
+    class _Images(torch.utils.data.Dataset):
+        def __init__(self, shape: tuple[int, ...], *args: object, **kwargs: object) -> None:
+            generator = torch.Generator().manual_seed(0)
+            self.images = torch.rand((samples, *shape), generator=generator)
+            self.labels = torch.randint(0, 10, (samples,), generator=generator)
+
+        def __len__(self) -> int:
+            return samples
+
+        def __getitem__(self, index: int) -> tuple:
+            return self.images[index], int(self.labels[index])
+
+    def dataset(shape: tuple[int, ...]) -> Callable[..., _Images]:
+        return lambda *args, **kwargs: _Images(shape)
+
+    def transform(*args: object, **kwargs: object) -> Callable[[object], object]:
+        return lambda value: value
+
+    datasets = stub_module(
+        "torchvision.datasets", MNIST=dataset((1, 28, 28)), CIFAR10=dataset((3, 32, 32))
+    )
+    transforms = stub_module("torchvision.transforms")
+    transforms.__getattr__ = lambda name: transform  # type: ignore[attr-defined]
+    utils = stub_module("torchvision.utils", save_image=lambda *args, **kwargs: None)
+    stub_module("torchvision", datasets=datasets, transforms=transforms, utils=utils)

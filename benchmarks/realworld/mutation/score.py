@@ -20,8 +20,8 @@ and is *detected* when a rule finding that the original file does not have start
 its *right lines*: the lines of the mutated code, and the lines of the mutated file on the
 failure's stack (the call chain to where the misplaced value met the other device).
 
-Prints, per kind: sites, kept, detected (default / all rules) and recall; then the overall
-recall. Exits 0 whatever it finds; 2 when a source's original does not run clean.
+Prints, per source and per kind: sites, kept, detected (default / all rules) and recall;
+then the overall recall. Exits 0 whatever it finds; 2 when a source's original does not run clean.
 """
 
 from __future__ import annotations
@@ -190,33 +190,29 @@ def _new_hits(findings, selection, tree, path, originals, source, right) -> list
 
 
 def _summary(rows: list[dict]) -> dict:
-    table: dict[str, Counter] = defaultdict(Counter)
+    by_kind: dict[str, Counter] = defaultdict(Counter)
+    by_source: dict[str, Counter] = defaultdict(Counter)
     for row in rows:
-        for key in (row["kind"], "all"):
-            table[key]["sites"] += 1
-            table[key][row["status"]] += 1
+        for counts in (by_kind[row["kind"]], by_kind["all"], by_source[row["source"]]):
+            counts["sites"] += 1
+            counts[row["status"]] += 1
             if row["status"] == "device-error":
-                table[key]["kept"] += 1
+                counts["kept"] += 1
                 for selection in SELECTIONS:
-                    table[key][selection] += bool(row[selection])
+                    counts[selection] += bool(row[selection])
     files = {(row["source"], row["path"]) for row in rows if row["status"] == "device-error"}
     return {
-        "kinds": {k: dict(table[k]) for k in (*KINDS, "all") if k in table},
+        "sources": {source: dict(counts) for source, counts in by_source.items()},
+        "kinds": {k: dict(by_kind[k]) for k in (*KINDS, "all") if k in by_kind},
         "files_with_kept": len(files),
         "sources_with_kept": len({source for source, _ in files}),
     }
 
 
 def _print(summary: dict, rows: list[dict], verbose: bool) -> None:
-    header = f"{'kind':<32} {'sites':>5} {'kept':>5} {'other':>5} {'pass':>5} {'t/o':>4}"
-    print(header + f" {'default':>8} {'all':>8}")
-    for kind, c in summary["kinds"].items():
-        cells = [f"{c.get('default', 0):>3} {_pct(c.get('default', 0), c.get('kept', 0)):>4}"]
-        cells.append(f"{c.get('all', 0):>3} {_pct(c.get('all', 0), c.get('kept', 0)):>4}")
-        print(
-            f"{kind:<32} {c['sites']:>5} {c.get('kept', 0):>5} {c.get('other-error', 0):>5} "
-            f"{c.get('pass', 0):>5} {c.get('timeout', 0):>4} {cells[0]:>8} {cells[1]:>8}"
-        )
+    _table("source", summary["sources"])
+    print()
+    _table("kind", summary["kinds"])
     total = summary["kinds"].get("all", {})
     print(
         f"\nmutation recall (default rules): {total.get('default', 0)}/{total.get('kept', 0)}"
@@ -236,6 +232,18 @@ def _print(summary: dict, rows: list[dict], verbose: bool) -> None:
                 f" {row['before'][:50]!r} -> {row['after'][:40]!r}"
                 f" failed@{row['failure_lines']} found={row['all']}"
             )
+
+
+def _table(title: str, counts_by_name: dict[str, dict]) -> None:
+    header = f"{title:<32} {'sites':>5} {'kept':>5} {'other':>5} {'pass':>5} {'t/o':>4}"
+    print(header + f" {'default':>8} {'all':>8}")
+    for name, c in counts_by_name.items():
+        cells = [f"{c.get('default', 0):>3} {_pct(c.get('default', 0), c.get('kept', 0)):>4}"]
+        cells.append(f"{c.get('all', 0):>3} {_pct(c.get('all', 0), c.get('kept', 0)):>4}")
+        print(
+            f"{name:<32} {c['sites']:>5} {c.get('kept', 0):>5} {c.get('other-error', 0):>5} "
+            f"{c.get('pass', 0):>5} {c.get('timeout', 0):>4} {cells[0]:>8} {cells[1]:>8}"
+        )
 
 
 def _pct(part: int, whole: int) -> str:
