@@ -12,23 +12,40 @@ import ast
 import json
 import os
 import re
+import subprocess
 import sys
 import traceback
 import types
 from collections.abc import Callable
 from pathlib import Path
 
+WITHOUT_GPUS = "--without-gpus"
+
 
 class Context:
     """Where the driver runs: the tree, the mutated file, the scratch folder."""
 
     def __init__(self, argv: list[str]) -> None:
+        self.argv = list(argv)
         self.tree = Path(argv[1]).resolve()
         self.mutated = (self.tree / argv[2]).resolve()
         self.result = Path(argv[3])
+        self.without_gpus = WITHOUT_GPUS in argv[4:]
+        """This process is the driver's second run, on a machine without GPUs."""
         self.scratch = self.tree / ".mutation-run"
         self.scratch.mkdir(exist_ok=True)
         os.chdir(self.scratch)
+
+    def rerun_without_gpus(self) -> None:
+        """Run the driver again where no GPU is visible (a CPU-only machine, same scratch folder).
+
+        The second run sees ``without_gpus``; its failure is the driver's failure. The
+        emulator follows ``CUDA_VISIBLE_DEVICES`` into the new process as CUDA would.
+        """
+        env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+        done = subprocess.run([sys.executable, *self.argv[:4], WITHOUT_GPUS], env=env)
+        if done.returncode != 0:
+            raise _SecondRunFailed(f"the run without GPUs exited {done.returncode}")
 
     def path(self, relative: str) -> str:
         return str(self.tree / relative)
@@ -43,9 +60,15 @@ def main(body: Callable[[Context], None]) -> None:
     context = Context(sys.argv)
     try:
         body(context)
+    except _SecondRunFailed:
+        raise  # the second run recorded its own failure
     except BaseException as error:
         context.result.write_text(json.dumps(_failure(error, context.mutated)))
         raise
+
+
+class _SecondRunFailed(Exception):
+    pass
 
 
 def _failure(error: BaseException, mutated: Path) -> dict:
