@@ -8,8 +8,7 @@ the lines the mutated code occupies in the mutant.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -121,10 +120,6 @@ class Mutant:
     before: str
     after: str
     source: str
-
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
 
 
 Rewrite = Callable[[cst.CSTNode], cst.CSTNode]
@@ -430,8 +425,3 @@ def _is_construction(expr: cst.BaseExpression) -> bool:
         return False
     name = _callee(expr)
     return bool(name) and name[0].isupper()
-
-
-def iter_kinds(found: list[Mutant]) -> Iterator[tuple[str, list[Mutant]]]:
-    for kind in KINDS:
-        yield kind, [m for m in found if m.kind == kind]
