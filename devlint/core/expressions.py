@@ -17,8 +17,10 @@ from devlint.core.syntax import (
 )
 from devlint.core.values import (
     ASYNC_COPY,
+    FALSE_VALUE,
     NONE_VALUE,
     SCALAR_VALUE,
+    TRUE_VALUE,
     UNKNOWN_VALUE,
     Kind,
     Value,
@@ -164,8 +166,10 @@ class ExpressionEvaluator:
             return value
         if node.value == "None":
             return NONE_VALUE
-        if node.value in ("True", "False"):
-            return SCALAR_VALUE
+        if node.value == "True":
+            return TRUE_VALUE
+        if node.value == "False":
+            return FALSE_VALUE
         return self.builtin(node.value) or UNKNOWN_VALUE
 
     def _attribute(self, node: cst.Attribute, env: Env) -> Value:

@@ -7,11 +7,19 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from devlint.core.binder import Env, join_envs
+from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.calls import MOVES, CallEvaluator
 from devlint.core.events import DiscardedTransfer, Operand
 from devlint.core.expressions import is_tensor_like
-from devlint.core.lattice import Symbol, is_known
+from devlint.core.flags import Flag, flag_of
+from devlint.core.guards import (
+    DeviceTest,
+    availability_test,
+    device_test,
+    refined,
+    refined_variable,
+)
+from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Symbol, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
 from devlint.core.values import (
@@ -23,6 +31,7 @@ from devlint.core.values import (
     Value,
     element_of,
     join_values,
+    truth,
 )
 
 MAX_LOOP_PASSES = 4
@@ -348,22 +357,80 @@ class StatementWalker(CallEvaluator):
         self.eval(statement.test, env)
         guarded = mentions_accelerator(statement.test)
         wrapped, negated = wrapper_test(statement.test)
+        flag = flag_of(statement.test)
         then_start, else_start = env.copy(), env.copy()
+        known = _known_truth(statement.test, env)  # `if first_iter:` on a local True/False
+        if known is not None:
+            then_start, else_start = (then_start, None) if known else (None, else_start)
         if wrapped is not None:  # `if isinstance(m, nn.DataParallel)` / `hasattr(m, "module")`
             self._unwrap(wrapped, else_start if not negated else then_start)
+        then_narrowed = self._narrow(statement.test, then_start, flag, True)
+        else_narrowed = self._narrow(statement.test, else_start, flag, False)
         then_env = self.suite(statement.body, then_start)
         orelse = statement.orelse
-        if orelse is None:
+        if orelse is None or else_start is None:
             else_env = else_start
         elif isinstance(orelse, cst.If):
             else_env = self._if(orelse, else_start)
         else:
             else_env = self.suite(orelse.body, else_start)
-        return join_envs(then_env, else_env, guarded=guarded)
+        if then_env is not None:
+            then_env.widen(then_narrowed)
+        if else_env is not None:
+            else_env.widen(else_narrowed)
+        joined = join_envs(then_env, else_env, guarded=guarded)
+        both = then_env is not None and else_env is not None
+        if flag is not None and joined is not None and both:
+            positive, negative = (then_env, else_env) if flag.positive else (else_env, then_env)
+            joined.record_split(flag, positive, negative)
+        return joined
 
-    def _unwrap(self, path: str, env: Env) -> None:
+    def _narrow(
+        self, test: cst.BaseExpression, env: Env | None, flag: Flag | None, holds: bool
+    ) -> list[Narrowing]:
+        """What a branch knows from its test (``holds``: the test is true there): the side of
+        an earlier ``if`` on the same flag, ``x.is_cuda``, ``torch.cuda.is_available()``."""
+        if env is None:
+            return []
+        narrowed = env.refine(flag, flag.positive == holds) if flag is not None else []
+        by_test = Origin("on the cpu by the test {}", test, test)
+        available = availability_test(test)
+        if available is not None:
+            return narrowed + (_no_accelerator(env, by_test) if available != holds else [])
+        found = device_test(test, self._literal_device)
+        if found is not None:
+            narrowed += self._place(env, found, found.cpu == holds, by_test)
+        return narrowed
+
+    def _literal_device(self, node: cst.BaseExpression) -> Concrete | None:
+        value = self.values.get(node)
+        if value is not None and value.kind is Kind.DEVICE and isinstance(value.device, Concrete):
+            return value.device
+        return None
+
+    def _place(self, env: Env, test: DeviceTest, cpu: bool, by_test: Origin) -> list[Narrowing]:
+        """Refine what ``test`` is about on a path where it says "cpu" (``cpu``) or not."""
+        value = env.get(test.subject)
+        if test.tensor and value is not None and is_tensor_like(value):
+            device = refined(value.device, cpu)
+            if device is None:
+                return []
+            origin = by_test if device == CPU else value.origin if is_known(device) else None
+            return [env.narrow(test.subject, value.with_device(device, origin))]
+        if not cpu:
+            return []
+        path = f"{test.subject}.device" if test.tensor else test.subject
+        variable = env.get(path)
+        symbol = variable.device if variable is not None else Symbol(path)
+        return [
+            env.narrow(name, bound.with_device(UNKNOWN, None))
+            for name, bound in list(env.bindings.items())
+            if refined_variable(bound.device, symbol) is not None and is_tensor_like(bound)
+        ]
+
+    def _unwrap(self, path: str, env: Env | None) -> None:
         """On the path where the test says "not wrapped", a maybe-wrapped model is the model."""
-        value = env.get(path)
+        value = env.get(path) if env is not None else None
         if value is not None and value.kind is Kind.WRAPPER and value.ref is not None:
             env.set(path, value.ref.inner.with_device(value.device, value.origin))
 
@@ -421,6 +488,7 @@ class StatementWalker(CallEvaluator):
         return result
 
     def _try(self, statement: cst.Try | cst.TryStar, env: Env) -> Env | None:
+        left = self._paths_left()
         body_env = self.suite(statement.body, env.copy())
         anywhere = join_envs(env, body_env)
         result = self.suite(statement.orelse.body, body_env) if statement.orelse else body_env
@@ -433,10 +501,29 @@ class StatementWalker(CallEvaluator):
             result = join_envs(result, self.suite(handler.body, start))
         if statement.finalbody is None:
             return result
-        if result is None:
-            self.suite(statement.finalbody.body, anywhere.copy())
-            return None
-        return self.suite(statement.finalbody.body, result)
+        # `finally` also runs on the way out of each return, break and continue above
+        final_start = result if result is not None else anywhere.copy()
+        for path in self._left_since(left):
+            final_start = join_envs(final_start, path)
+        final_env = self.suite(statement.finalbody.body, final_start)
+        return final_env if result is not None else None
+
+    def _paths_left(self) -> tuple[int, int, int]:
+        """How many paths have left the current function and loop so far (return, break, …)."""
+        loop = self.loops[-1] if self.loops else None
+        return (
+            len(self.frames[-1].exits) if self.frames else 0,
+            len(loop.breaks) if loop else 0,
+            len(loop.continues) if loop else 0,
+        )
+
+    def _left_since(self, marks: tuple[int, int, int]) -> list[Env]:
+        """The paths that left by return, break or continue after ``marks``."""
+        loop = self.loops[-1] if self.loops else None
+        exits = self.frames[-1].exits[marks[0] :] if self.frames else []
+        breaks = loop.breaks[marks[1] :] if loop else []
+        continues = loop.continues[marks[2] :] if loop else []
+        return [*exits, *breaks, *continues]
 
     def _with(self, statement: cst.With, env: Env) -> Env | None:
         for item in statement.items:
@@ -453,6 +540,27 @@ class StatementWalker(CallEvaluator):
         for case in statement.cases:
             result = join_envs(result, self.suite(case.body, env.copy()))
         return result
+
+
+def _no_accelerator(env: Env, by_test: Origin) -> list[Narrowing]:
+    """Where no accelerator is available, "cuda when available" is the cpu."""
+    return [
+        env.narrow(name, value.with_device(CPU, by_test))
+        for name, value in list(env.bindings.items())
+        if value.device is MAYBE_ACCEL and is_tensor_like(value)
+    ]
+
+
+def _known_truth(test: cst.BaseExpression, env: Env) -> bool | None:
+    """The value of ``if name:`` / ``if not name:`` when ``name`` is a local literal boolean."""
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    if not isinstance(test, cst.Name):
+        return None
+    value = env.bindings.get(test.value)
+    known = truth(value) if value is not None else None
+    return None if known is None else known != negated
 
 
 def _is_container(value: Value) -> bool:

@@ -123,6 +123,15 @@ _NAMED_KINDS = frozenset({Kind.NAMESPACE, Kind.FUNCTION, Kind.CLASS})
 _MODULE_LIKE = frozenset({Kind.MODULE, Kind.WRAPPER, Kind.UNKNOWN})
 NONE_VALUE = Value(Kind.NONE, BOTTOM)
 SCALAR_VALUE = Value(Kind.SCALAR, BOTTOM)
+TRUE_VALUE = Value(Kind.SCALAR, BOTTOM, ref="True")  # the literals, so `if first:` can be decided
+FALSE_VALUE = Value(Kind.SCALAR, BOTTOM, ref="False")
+
+
+def truth(value: Value) -> bool | None:
+    """True or False for a value known to be that literal, else None."""
+    if value.kind is Kind.SCALAR and value.ref in ("True", "False"):
+        return value.ref == "True"
+    return None
 
 
 def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
