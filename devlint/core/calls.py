@@ -232,16 +232,16 @@ class CallEvaluator(WrapperEvaluator):
     def arguments(self, node: cst.Call, env: Env) -> Args:
         positional = []
         keywords = {}
-        starred = False
+        unpacked = []
         for arg in node.args:
             value = self.eval(arg.value, env)
             if arg.star:
-                starred = True
+                unpacked.append((arg.star, arg.value, value))
             elif arg.keyword is not None:
                 keywords[arg.keyword.value] = (arg.value, value)
             else:
                 positional.append((arg.value, value))
-        return Args(tuple(positional), keywords, starred)
+        return Args(tuple(positional), keywords, bool(unpacked), tuple(unpacked))
 
     def namespace(self, qualname: str) -> Value:
         return Value(Kind.NAMESPACE, ref=qualname)
@@ -690,6 +690,11 @@ class CallEvaluator(WrapperEvaluator):
                 inputs.append(Operand(*given))
             elif given[1].kind is Kind.SEQUENCE:  # an LSTM's (h0, c0)
                 inputs.extend(self.sequence_members(given))
+        for star, node_given, value in args.unpacked:  # `model(**batch)`, `model(*inputs)`
+            members = _mapping_members(value) if star == "**" else [element_of(value)]
+            inputs.extend(
+                Operand(node_given, member) for member in members if is_tensor_like(member)
+            )
         self.events.append(
             ModuleCall(node, Operand(node.func, module), tuple(inputs), self.function)
         )
@@ -772,6 +777,17 @@ def _has_dim_argument(args: Args) -> bool:
 
 def _is_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _mapping_members(value: Value) -> list[Value]:
+    """What ``**value`` passes: a dict's values, the tensors of a DataLoader batch."""
+    if value.kind is Kind.BATCH:
+        return [batch_part(value)]
+    if value.kind is not Kind.MAPPING:
+        return []
+    if value.items is not None:
+        return list(value.items)
+    return [value.element] if value.element is not None else []
 
 
 def _is_true_keyword(args: Args, name: str) -> bool:

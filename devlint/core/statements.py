@@ -9,7 +9,7 @@ import libcst as cst
 
 from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.calls import MOVES, CallEvaluator
-from devlint.core.events import DiscardedTransfer, Operand
+from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.expressions import is_tensor_like
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import (
@@ -29,12 +29,14 @@ from devlint.core.values import (
     Kind,
     Origin,
     Value,
+    appended,
     element_of,
     join_values,
     truth,
 )
 
 MAX_LOOP_PASSES = 4
+_GROWS = frozenset({"append", "extend", "insert"})
 _DTYPES = frozenset(
     f"torch.{name}"
     for name in (
@@ -149,13 +151,24 @@ class StatementWalker(CallEvaluator):
     def _expression_statement(self, statement: cst.Expr, env: Env) -> Env:
         expression = statement.value
         self.eval(expression, env)
-        if (
-            isinstance(expression, cst.Call)
-            and isinstance(expression.func, cst.Attribute)
-            and expression.func.attr.value in MOVES
-        ):
-            self._bare_move(expression, expression.func.value, env)
+        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+            method = expression.func.attr.value
+            if method in MOVES:
+                self._bare_move(expression, expression.func.value, env)
+            elif method in _GROWS:
+                self._grow(expression, expression.func.value, method, env)
         return env
+
+    def _grow(self, call: cst.Call, receiver_node: cst.BaseExpression, method: str, env: Env):
+        """``outs.append(t)``: a local list now may hold ``t`` (``torch.cat(outs)`` is there)."""
+        receiver = self.values.get(receiver_node)
+        path = dotted_name(receiver_node)
+        if receiver is None or receiver.kind is not Kind.SEQUENCE or path is None:
+            return
+        if env.get(path) is not receiver or len(call.args) != (2 if method == "insert" else 1):
+            return
+        added = self.values.get(call.args[-1].value, UNKNOWN_VALUE)
+        env.update(path, appended(receiver, added if method != "extend" else element_of(added)))
 
     def _bare_move(self, call: cst.Call, receiver_node: cst.BaseExpression, env: Env) -> None:
         """A move as a statement: a lost copy for tensors, an in-place move otherwise."""
@@ -177,7 +190,7 @@ class StatementWalker(CallEvaluator):
     def _assign(self, statement: cst.Assign, env: Env) -> Env:
         value = self.eval(statement.value, env)
         for target in statement.targets:
-            self.bind(target.target, value, env)
+            self.bind(target.target, value, env, statement.value)
         return env
 
     def _annotated_assign(self, statement: cst.AnnAssign, env: Env) -> Env:
@@ -266,7 +279,14 @@ class StatementWalker(CallEvaluator):
 
     # -- binding ----------------------------------------------------------------
 
-    def bind(self, target: cst.BaseExpression, value: Value, env: Env) -> None:
+    def bind(
+        self,
+        target: cst.BaseExpression,
+        value: Value,
+        env: Env,
+        source: cst.BaseExpression | None = None,
+    ) -> None:
+        """Bind ``target`` to ``value``; ``source`` is the assigned expression when there is one."""
         if isinstance(target, cst.Name):
             env.set(target.value, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -278,16 +298,26 @@ class StatementWalker(CallEvaluator):
             else:
                 self.eval(target.value, env)
         elif isinstance(target, cst.Subscript):
-            self._store_item(target, value, env)
+            self._store_item(target, value, env, source)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, Value(Kind.SEQUENCE, element=element_of(value)), env)
 
-    def _store_item(self, target: cst.Subscript, value: Value, env: Env) -> None:
+    def _store_item(
+        self,
+        target: cst.Subscript,
+        value: Value,
+        env: Env,
+        source: cst.BaseExpression | None = None,
+    ) -> None:
         """``batch[k] = batch[k].to(device)`` changes what the container holds."""
         container = self.eval(target.value, env)
-        for element in target.slice:
-            if isinstance(element.slice, cst.Index):
-                self.eval(element.slice.value, env)
+        keys = [
+            self.eval(element.slice.value, env)
+            for element in target.slice
+            if isinstance(element.slice, cst.Index)
+        ]
+        if is_tensor_like(container):
+            self._index_put(target, container, keys, value, source)
         path = dotted_name(target.value)
         if path is None or not (_is_container(container) or _is_batch_part(container)):
             return
@@ -309,6 +339,22 @@ class StatementWalker(CallEvaluator):
             env.set(path, container.with_device(joined.device, joined.origin))
         else:
             env.set(path, Value(container.kind, element=joined))
+
+    def _index_put(
+        self,
+        target: cst.Subscript,
+        tensor: Value,
+        keys: list[Value],
+        value: Value,
+        source: cst.BaseExpression | None,
+    ) -> None:
+        """``t[idx] = v`` with a tensor ``idx`` is ``index_put_``: ``v`` must be on ``t``'s
+        device unless it is 0-dim (basic indexing copies across devices and is not checked)."""
+        index = self.advanced_index(target, target.value, tensor, target.slice, keys)
+        if index is None or source is None or value.kind is not Kind.TENSOR or value.ndim != 1:
+            return
+        operands = (Operand(target.value, tensor), Operand(source, value))
+        self.events.append(OperandsMeet(target, INDEX_PUT, operands, True, self.function))
 
     def _unpack(self, target: cst.Tuple | cst.List, value: Value, env: Env) -> None:
         elements = target.elements
