@@ -57,9 +57,10 @@ def train(dataset, device):
 """
 
 
-def findings(body: str) -> list[tuple[str, int]]:
-    source = LOOP.format(body=body)
-    return [(f.code, f.line) for f in lint_source(source, "train.py", Settings())]
+def findings(body: str, template: str = LOOP) -> list[tuple[str, int]]:
+    """Codes and lines of what devlint reports on ``template`` with ``body`` filled in."""
+    source = template.format(body=body)
+    return [(f.code, f.line) for f in lint_source(source, "example.py", Settings())]
 
 
 def test_an_unmoved_dict_batch_unpacked_into_the_model_is_reported() -> None:
@@ -86,23 +87,18 @@ def f(device):
 """
 
 
-def index_findings(body: str) -> list[tuple[str, int]]:
-    source = INDEXING.format(body=body)
-    return [(f.code, f.line) for f in lint_source(source, "index.py", Settings())]
-
-
 def test_gpu_indices_into_a_cpu_tensor_are_reported() -> None:
-    assert index_findings("    rows = table[idx]") == [("DVL105", 9)]
+    assert findings("    rows = table[idx]", INDEXING) == [("DVL105", 9)]
 
 
 def test_cpu_indices_into_a_gpu_tensor_are_accepted() -> None:
-    assert index_findings("    rows = out[idx.cpu()]") == []
+    assert findings("    rows = out[idx.cpu()]", INDEXING) == []
 
 
 def test_indexed_assignment_of_a_cpu_tensor_into_a_gpu_tensor_is_reported() -> None:
-    assert index_findings("    out[idx] = values") == [("DVL101", 9)]
+    assert findings("    out[idx] = values", INDEXING) == [("DVL101", 9)]
 
 
 def test_basic_indexing_and_scalars_copy_across_devices() -> None:
     body = "    out[0] = values\n    out[idx] = 0.5\n    out[idx] = torch.tensor(0.5)"
-    assert index_findings(body) == []
+    assert findings(body, INDEXING) == []
