@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from devlint.core import torch_api
@@ -201,10 +203,9 @@ class CallEvaluator(WrapperEvaluator):
     def synchronize(self, env: Env) -> None:
         """A synchronisation point: pending device-to-host copies are complete."""
         for name, value in list(env.bindings.items()):
-            origin = value.origin
-            if origin is not None and origin.tag == ASYNC_COPY:
-                settled = Origin(origin.verb, origin.node, origin.subject)
-                env.bindings[name] = value.with_device(value.device, settled)
+            settled = _settled(value)
+            if settled is not value:
+                env.bindings[name] = settled
 
     def call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
         """Call whatever ``callee`` is: torch API, local function or class, module, builtin."""
@@ -777,6 +778,17 @@ def _has_dim_argument(args: Args) -> bool:
 
 def _is_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _settled(value: Value) -> Value:
+    """``value`` with its pending host copies (and those of a list's elements) complete."""
+    origin = value.origin
+    if origin is not None and origin.tag == ASYNC_COPY:
+        return value.with_device(value.device, Origin(origin.verb, origin.node, origin.subject))
+    if value.kind is Kind.SEQUENCE and value.element is not None:
+        element = _settled(value.element)
+        return value if element is value.element else replace(value, element=element)
+    return value
 
 
 def _mapping_members(value: Value) -> list[Value]:

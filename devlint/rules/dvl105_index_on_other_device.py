@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
 from devlint.core.describe import clash_phrase
-from devlint.core.events import ADVANCED_INDEXING, Facts
+from devlint.core.events import ADVANCED_INDEXING, Facts, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -54,6 +54,7 @@ class IndexOnOtherDevice(Rule):
     def check(self, facts: Facts) -> Iterator[Finding]:
         found = clashes_with_cause(facts, Cause.INDEX)
         for event, clash in first_per_source(found):
-            advice = CPU_TENSOR_ADVICE if event.operation == ADVANCED_INDEXING else ADVICE
+            indexing = isinstance(event, OperandsMeet) and event.operation == ADVANCED_INDEXING
+            advice = CPU_TENSOR_ADVICE if indexing else ADVICE
             message = f"{clash_phrase(facts, clash)}; {advice}"
             yield Finding(event.node, message, clash.severity)
