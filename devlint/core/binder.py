@@ -89,11 +89,10 @@ class Env:
         """What the names a flag reads are bound to on this path."""
         return tuple(self.get(name) for name in flag.names)
 
-    def narrow(self, name: str, value: Value, split: Split | None = None) -> Narrowing:
+    def narrow(self, name: str, value: Value) -> Narrowing:
         """Bind ``name`` to what a branch test says it is inside the branch."""
-        narrowing = Narrowing(name, self.get(name), value, split)
+        narrowing = Narrowing(name, self.get(name), value, self.splits.pop(name, None))
         self.bindings[name] = value
-        self.splits.pop(name, None)
         return narrowing
 
     def widen(self, narrowings: list[Narrowing]) -> None:
@@ -109,7 +108,7 @@ class Env:
         """On a path where ``flag`` is known to hold (or not), names split on it take that side."""
         stamp = self.stamp(flag)
         return [
-            self.narrow(name, split.when_true if holds else split.when_false, split)
+            self.narrow(name, split.when_true if holds else split.when_false)
             for name, split in list(self.splits.items())
             if split.key == flag.key and _valid(self, name, split) and _same(split.stamp, stamp)
         ]

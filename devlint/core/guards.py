@@ -14,8 +14,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Device, Symbol
+from devlint.core.binder import Env, Narrowing
+from devlint.core.expressions import is_tensor_like
+from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Device, Symbol, is_known
 from devlint.core.syntax import dotted_name, parse_device_string, string_value
+from devlint.core.values import Origin
 
 _AVAILABILITY = frozenset({"torch.cuda.is_available"})
 _CUDA = Concrete("cuda")
@@ -69,6 +72,36 @@ def device_test(
             subject, tensor = found
             return DeviceTest(subject, tensor, (device.type == "cpu") == holds)
     return None
+
+
+def place(env: Env, test: DeviceTest, cpu: bool, by_test: Origin) -> list[Narrowing]:
+    """Narrow what ``test`` is about on a path where it says "cpu" (``cpu``) or not."""
+    value = env.get(test.subject)
+    if test.tensor and value is not None and is_tensor_like(value):
+        device = refined(value.device, cpu)
+        if device is None:
+            return []
+        origin = by_test if device == CPU else value.origin if is_known(device) else None
+        return [env.narrow(test.subject, value.with_device(device, origin))]
+    if not cpu:
+        return []
+    path = f"{test.subject}.device" if test.tensor else test.subject
+    variable = env.get(path)
+    symbol = variable.device if variable is not None else Symbol(path)
+    return [
+        env.narrow(name, bound.with_device(UNKNOWN, None))
+        for name, bound in list(env.bindings.items())
+        if refined_variable(bound.device, symbol) is not None and is_tensor_like(bound)
+    ]
+
+
+def no_accelerator(env: Env, by_test: Origin) -> list[Narrowing]:
+    """Where no accelerator is available, "cuda when available" is the cpu."""
+    return [
+        env.narrow(name, value.with_device(CPU, by_test))
+        for name, value in list(env.bindings.items())
+        if value.device is MAYBE_ACCEL and is_tensor_like(value)
+    ]
 
 
 def refined(device: Device, cpu: bool) -> Device | None:

@@ -12,14 +12,8 @@ from devlint.core.calls import MOVES, CallEvaluator
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.expressions import is_tensor_like
 from devlint.core.flags import Flag, flag_of
-from devlint.core.guards import (
-    DeviceTest,
-    availability_test,
-    device_test,
-    refined,
-    refined_variable,
-)
-from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Symbol, is_known
+from devlint.core.guards import availability_test, device_test, no_accelerator, place
+from devlint.core.lattice import Concrete, Symbol, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
 from devlint.core.values import (
@@ -159,7 +153,9 @@ class StatementWalker(CallEvaluator):
                 self._grow(expression, expression.func.value, method, env)
         return env
 
-    def _grow(self, call: cst.Call, receiver_node: cst.BaseExpression, method: str, env: Env):
+    def _grow(
+        self, call: cst.Call, receiver_node: cst.BaseExpression, method: str, env: Env
+    ) -> None:
         """``outs.append(t)``: a local list now may hold ``t`` (``torch.cat(outs)`` is there)."""
         receiver = self.values.get(receiver_node)
         path = dotted_name(receiver_node)
@@ -442,10 +438,10 @@ class StatementWalker(CallEvaluator):
         by_test = Origin("on the cpu by the test {}", test, test)
         available = availability_test(test)
         if available is not None:
-            return narrowed + (_no_accelerator(env, by_test) if available != holds else [])
+            return narrowed + (no_accelerator(env, by_test) if available != holds else [])
         found = device_test(test, self._literal_device)
         if found is not None:
-            narrowed += self._place(env, found, found.cpu == holds, by_test)
+            narrowed += place(env, found, found.cpu == holds, by_test)
         return narrowed
 
     def _literal_device(self, node: cst.BaseExpression) -> Concrete | None:
@@ -453,26 +449,6 @@ class StatementWalker(CallEvaluator):
         if value is not None and value.kind is Kind.DEVICE and isinstance(value.device, Concrete):
             return value.device
         return None
-
-    def _place(self, env: Env, test: DeviceTest, cpu: bool, by_test: Origin) -> list[Narrowing]:
-        """Refine what ``test`` is about on a path where it says "cpu" (``cpu``) or not."""
-        value = env.get(test.subject)
-        if test.tensor and value is not None and is_tensor_like(value):
-            device = refined(value.device, cpu)
-            if device is None:
-                return []
-            origin = by_test if device == CPU else value.origin if is_known(device) else None
-            return [env.narrow(test.subject, value.with_device(device, origin))]
-        if not cpu:
-            return []
-        path = f"{test.subject}.device" if test.tensor else test.subject
-        variable = env.get(path)
-        symbol = variable.device if variable is not None else Symbol(path)
-        return [
-            env.narrow(name, bound.with_device(UNKNOWN, None))
-            for name, bound in list(env.bindings.items())
-            if refined_variable(bound.device, symbol) is not None and is_tensor_like(bound)
-        ]
 
     def _unwrap(self, path: str, env: Env | None) -> None:
         """On the path where the test says "not wrapped", a maybe-wrapped model is the model."""
@@ -586,15 +562,6 @@ class StatementWalker(CallEvaluator):
         for case in statement.cases:
             result = join_envs(result, self.suite(case.body, env.copy()))
         return result
-
-
-def _no_accelerator(env: Env, by_test: Origin) -> list[Narrowing]:
-    """Where no accelerator is available, "cuda when available" is the cpu."""
-    return [
-        env.narrow(name, value.with_device(CPU, by_test))
-        for name, value in list(env.bindings.items())
-        if value.device is MAYBE_ACCEL and is_tensor_like(value)
-    ]
 
 
 def _known_truth(test: cst.BaseExpression, env: Env) -> bool | None:
