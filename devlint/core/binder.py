@@ -3,21 +3,59 @@
 An ``Env`` maps names and dotted attribute paths (``self.model``) to values.
 ``None`` stands for an unreachable path (after ``return``, ``raise``,
 ``continue``): it contributes nothing when paths join.
+
+``splits`` remember, for a name joined after ``if flag:``, what it held on
+each side, so that a later ``if flag:`` on the unchanged flag takes the
+matching side back instead of the join (see ``devlint.core.flags``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from devlint.core.flags import Flag
 from devlint.core.values import Value, join_values
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Split:
+    """``joined`` was ``when_true`` where ``key`` held and ``when_false`` where it did not.
+
+    ``stamp`` is what the flag's names were bound to then: the split is stale once
+    one is rebound, and once the name no longer holds ``joined``.
+    """
+
+    key: str
+    stamp: tuple[Value | None, ...]
+    joined: Value
+    when_true: Value
+    when_false: Value
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Narrowing:
+    """A name a branch test narrowed: ``before`` outside the branch, ``after`` inside it."""
+
+    name: str
+    before: Value | None
+    after: Value
+    split: Split | None = None
 
 
 class Env:
     """Bindings of one scope on one path; ``parent`` is the enclosing scope (read only)."""
 
-    __slots__ = ("bindings", "parent")
+    __slots__ = ("bindings", "parent", "splits")
 
-    def __init__(self, bindings: dict[str, Value] | None = None, parent: Env | None = None):
+    def __init__(
+        self,
+        bindings: dict[str, Value] | None = None,
+        parent: Env | None = None,
+        splits: dict[str, Split] | None = None,
+    ):
         self.bindings = bindings if bindings is not None else {}
         self.parent = parent
+        self.splits = splits if splits is not None else {}
 
     def get(self, name: str) -> Value | None:
         env: Env | None = self
@@ -45,7 +83,45 @@ class Env:
         self.bindings.pop(name, None)
 
     def copy(self) -> Env:
-        return Env(dict(self.bindings), self.parent)
+        return Env(dict(self.bindings), self.parent, dict(self.splits))
+
+    def stamp(self, flag: Flag) -> tuple[Value | None, ...]:
+        """What the names a flag reads are bound to on this path."""
+        return tuple(self.get(name) for name in flag.names)
+
+    def narrow(self, name: str, value: Value) -> Narrowing:
+        """Bind ``name`` to what a branch test says it is inside the branch."""
+        narrowing = Narrowing(name, self.get(name), value, self.splits.pop(name, None))
+        self.bindings[name] = value
+        return narrowing
+
+    def widen(self, narrowings: list[Narrowing]) -> None:
+        """Leaving the branch: a narrowed name the branch did not rebind is what it was before."""
+        for narrowing in narrowings:
+            name = narrowing.name
+            if self.bindings.get(name) is narrowing.after and narrowing.before is not None:
+                self.bindings[name] = narrowing.before
+                if narrowing.split is not None:
+                    self.splits[name] = narrowing.split
+
+    def refine(self, flag: Flag, holds: bool) -> list[Narrowing]:
+        """On a path where ``flag`` is known to hold (or not), names split on it take that side."""
+        stamp = self.stamp(flag)
+        return [
+            self.narrow(name, split.when_true if holds else split.when_false)
+            for name, split in list(self.splits.items())
+            if split.key == flag.key and _valid(self, name, split) and _same(split.stamp, stamp)
+        ]
+
+    def record_split(self, flag: Flag, when_true: Env, when_false: Env) -> None:
+        """After ``if flag:`` joined into this env: remember each name's two sides."""
+        stamp = when_true.stamp(flag)
+        if not _same(stamp, when_false.stamp(flag)):
+            return  # a branch rebound the flag: the sides no longer follow it
+        for name, joined in self.bindings.items():
+            yes, no = when_true.bindings.get(name), when_false.bindings.get(name)
+            if yes is not None and no is not None and yes is not no:
+                self.splits[name] = Split(flag.key, stamp, joined, yes, no)
 
 
 def join_envs(a: Env | None, b: Env | None, *, guarded: bool = False) -> Env | None:
@@ -58,4 +134,37 @@ def join_envs(a: Env | None, b: Env | None, *, guarded: bool = False) -> Env | N
     for name, value in b.bindings.items():
         mine = joined.get(name)
         joined[name] = value if mine is None else join_values(mine, value, guarded=guarded)
-    return Env(joined, a.parent)
+    return Env(joined, a.parent, _join_splits(a, b, joined, guarded))
+
+
+def _join_splits(a: Env, b: Env, joined: dict[str, Value], guarded: bool) -> dict[str, Split]:
+    """Splits both paths agree on (same flag, same stamp), with their sides joined; a split on
+    one path whose value the join kept as it is (the other path held ``None``) stays."""
+    splits: dict[str, Split] = {}
+    for name in a.splits.keys() | b.splits.keys():
+        mine, theirs = a.splits.get(name), b.splits.get(name)
+        if mine is None or theirs is None:
+            kept = mine or theirs
+            if kept is not None and joined[name] is kept.joined:
+                splits[name] = kept
+            continue
+        if not (_valid(a, name, mine) and _valid(b, name, theirs)):
+            continue
+        if mine.key != theirs.key or not _same(mine.stamp, theirs.stamp):
+            continue
+        splits[name] = Split(
+            mine.key,
+            mine.stamp,
+            joined[name],
+            join_values(mine.when_true, theirs.when_true, guarded=guarded),
+            join_values(mine.when_false, theirs.when_false, guarded=guarded),
+        )
+    return splits
+
+
+def _valid(env: Env, name: str, split: Split) -> bool:
+    return env.bindings.get(name) is split.joined
+
+
+def _same(a: tuple[Value | None, ...], b: tuple[Value | None, ...]) -> bool:
+    return all(x is y for x, y in zip(a, b, strict=True))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from devlint.core import torch_api
@@ -202,10 +204,9 @@ class CallEvaluator(WrapperEvaluator):
     def synchronize(self, env: Env) -> None:
         """A synchronisation point: pending device-to-host copies are complete."""
         for name, value in list(env.bindings.items()):
-            origin = value.origin
-            if origin is not None and origin.tag == ASYNC_COPY:
-                settled = Origin(origin.verb, origin.node, origin.subject)
-                env.bindings[name] = value.with_device(value.device, settled)
+            settled = _settled(value)
+            if settled is not value:
+                env.bindings[name] = settled
 
     def call_value(self, node: cst.Call, callee: Value, args: Args) -> Value:
         """Call whatever ``callee`` is: torch API, local function or class, module, builtin."""
@@ -233,16 +234,16 @@ class CallEvaluator(WrapperEvaluator):
     def arguments(self, node: cst.Call, env: Env) -> Args:
         positional = []
         keywords = {}
-        starred = False
+        unpacked = []
         for arg in node.args:
             value = self.eval(arg.value, env)
             if arg.star:
-                starred = True
+                unpacked.append((arg.star, arg.value, value))
             elif arg.keyword is not None:
                 keywords[arg.keyword.value] = (arg.value, value)
             else:
                 positional.append((arg.value, value))
-        return Args(tuple(positional), keywords, starred)
+        return Args(tuple(positional), keywords, bool(unpacked), tuple(unpacked))
 
     def namespace(self, qualname: str) -> Value:
         return Value(Kind.NAMESPACE, ref=qualname)
@@ -694,6 +695,11 @@ class CallEvaluator(WrapperEvaluator):
                 inputs.append(Operand(*given))
             elif given[1].kind is Kind.SEQUENCE:  # an LSTM's (h0, c0)
                 inputs.extend(self.sequence_members(given))
+        for star, node_given, value in args.unpacked:  # `model(**batch)`, `model(*inputs)`
+            members = _mapping_members(value) if star == "**" else [element_of(value)]
+            inputs.extend(
+                Operand(node_given, member) for member in members if is_tensor_like(member)
+            )
         self.events.append(
             ModuleCall(node, Operand(node.func, module), tuple(inputs), self.function)
         )
@@ -776,6 +782,28 @@ def _has_dim_argument(args: Args) -> bool:
 
 def _is_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _settled(value: Value) -> Value:
+    """``value`` with its pending host copies (and those of a list's elements) complete."""
+    origin = value.origin
+    if origin is not None and origin.tag == ASYNC_COPY:
+        return value.with_device(value.device, Origin(origin.verb, origin.node, origin.subject))
+    if value.kind is Kind.SEQUENCE and value.element is not None:
+        element = _settled(value.element)
+        return value if element is value.element else replace(value, element=element)
+    return value
+
+
+def _mapping_members(value: Value) -> list[Value]:
+    """What ``**value`` passes: a dict's values, the tensors of a DataLoader batch."""
+    if value.kind is Kind.BATCH:
+        return [batch_part(value)]
+    if value.kind is not Kind.MAPPING:
+        return []
+    if value.items is not None:
+        return list(value.items)
+    return [value.element] if value.element is not None else []
 
 
 def _is_true_keyword(args: Args, name: str) -> bool:

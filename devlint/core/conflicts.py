@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from devlint.core import torch_api
-from devlint.core.events import Facts, ModuleCall, Operand, OperandsMeet
+from devlint.core.events import ADVANCED_INDEXING, Facts, ModuleCall, Operand, OperandsMeet
 from devlint.core.lattice import CPU, Concrete, conflict
 from devlint.core.syntax import root_name
 from devlint.core.values import LOADER_BATCH, NO_DEVICE, PLAIN_ATTRIBUTE, WRAPPER_OUTPUT, Kind
@@ -24,7 +24,7 @@ INDEX_OPERATIONS = frozenset(
     {
         "index_select", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
         "scatter_reduce", "scatter_reduce_", "take_along_dim", "embedding", "embedding_bag",
-        "index_add", "index_add_", "index_copy", "index_copy_",
+        "index_add", "index_add_", "index_copy", "index_copy_", ADVANCED_INDEXING,
     }
 )  # fmt: skip
 INDEX_MODULES = frozenset({"torch.nn.Embedding", "torch.nn.EmbeddingBag"})

@@ -23,6 +23,10 @@ class Operand:
     role: str | None = None  # the keyword it was passed as (``weight=``), when known
 
 
+ADVANCED_INDEXING = "advanced indexing"  # the operation of `t[idx]` with a tensor `idx`
+INDEX_PUT = "indexed assignment"  # the operation of `t[idx] = v` with a tensor `idx`
+
+
 @dataclass(frozen=True, eq=False)
 class OperandsMeet:
     """Tensors combined by an operator, a torch function or a tensor method.

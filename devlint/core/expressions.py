@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from devlint.core.binder import Env
-from devlint.core.events import Operand, OperandsMeet, UnsyncedRead
-from devlint.core.lattice import CPU, Concrete, Symbol, is_known
+from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
+from devlint.core.lattice import CPU, Concrete, Symbol, can_be_accelerator, is_known
 from devlint.core.syntax import (
     dotted_name,
     mentions_accelerator,
@@ -17,8 +17,10 @@ from devlint.core.syntax import (
 )
 from devlint.core.values import (
     ASYNC_COPY,
+    FALSE_VALUE,
     NONE_VALUE,
     SCALAR_VALUE,
+    TRUE_VALUE,
     UNKNOWN_VALUE,
     Kind,
     Value,
@@ -128,7 +130,13 @@ class ExpressionEvaluator:
     def call(self, node: cst.Call, env: Env) -> Value:
         raise NotImplementedError
 
-    def bind(self, target: cst.BaseExpression, value: Value, env: Env) -> None:
+    def bind(
+        self,
+        target: cst.BaseExpression,
+        value: Value,
+        env: Env,
+        source: cst.BaseExpression | None = None,
+    ) -> None:
         raise NotImplementedError
 
     def builtin(self, name: str) -> Value | None:
@@ -164,8 +172,10 @@ class ExpressionEvaluator:
             return value
         if node.value == "None":
             return NONE_VALUE
-        if node.value in ("True", "False"):
-            return SCALAR_VALUE
+        if node.value == "True":
+            return TRUE_VALUE
+        if node.value == "False":
+            return FALSE_VALUE
         return self.builtin(node.value) or UNKNOWN_VALUE
 
     def _attribute(self, node: cst.Attribute, env: Env) -> Value:
@@ -194,6 +204,7 @@ class ExpressionEvaluator:
             if isinstance(element.slice, cst.Index):
                 keys.append(self.eval(element.slice.value, env))
         if is_tensor_like(base):
+            self.advanced_index(node, node.value, base, node.slice, keys)
             keeps_dims = all(_keeps_dimensions(element.slice) for element in node.slice)
             return Value(base.kind, base.device, base.origin, base.ndim if keeps_dims else None)
         if base.kind is Kind.MODULE:  # self.layers[i] of an nn.ModuleList
@@ -203,6 +214,30 @@ class ExpressionEvaluator:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return base if base.kind is Kind.SEQUENCE else UNKNOWN_VALUE
         return self._item(base, node.slice[0].slice.value, keys[0] if keys else UNKNOWN_VALUE)
+
+    def advanced_index(
+        self,
+        node: cst.CSTNode,
+        base_node: cst.BaseExpression,
+        base: Value,
+        elements: Sequence[cst.SubscriptElement],
+        keys: list[Value],
+    ) -> Operand | None:
+        """``t[idx]`` with a tensor ``idx``: a cpu ``t`` cannot take indices on an accelerator
+        (a GPU ``t`` accepts cpu indices). Returns the index when it is such a tensor."""
+        if len(elements) != 1 or len(keys) != 1 or not isinstance(elements[0].slice, cst.Index):
+            return None
+        key = keys[0]
+        if key.kind is not Kind.TENSOR or key.ndim != 1:  # a 0-dim index acts as an int
+            return None
+        index = Operand(elements[0].slice.value, key)
+        if base.device == CPU and can_be_accelerator(key.device):
+            self.events.append(
+                OperandsMeet(
+                    node, ADVANCED_INDEXING, (Operand(base_node, base), index), True, self.function
+                )
+            )
+        return index
 
     def _item(self, base: Value, key_node: cst.BaseExpression, key: Value) -> Value:
         if base.kind is Kind.SEQUENCE:

@@ -58,6 +58,7 @@ class Args:
     positional: tuple[tuple[cst.BaseExpression, Value], ...]
     keywords: dict[str, tuple[cst.BaseExpression, Value]]
     starred: bool = False
+    unpacked: tuple[tuple[str, cst.BaseExpression, Value], ...] = ()  # `*xs`, `**batch`
 
     def get(
         self, position: int, keyword: str | None = None

@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from devlint.core.binder import Env, join_envs
+from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.calls import MOVES, CallEvaluator
-from devlint.core.events import DiscardedTransfer, Operand
+from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.expressions import is_tensor_like
-from devlint.core.lattice import Symbol, is_known
+from devlint.core.flags import Flag, flag_of
+from devlint.core.guards import availability_test, device_test, no_accelerator, place
+from devlint.core.lattice import Concrete, Symbol, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
 from devlint.core.values import (
@@ -21,11 +23,14 @@ from devlint.core.values import (
     Kind,
     Origin,
     Value,
+    appended,
     element_of,
     join_values,
+    truth,
 )
 
 MAX_LOOP_PASSES = 4
+_GROWS = frozenset({"append", "extend", "insert"})
 _DTYPES = frozenset(
     f"torch.{name}"
     for name in (
@@ -140,13 +145,26 @@ class StatementWalker(CallEvaluator):
     def _expression_statement(self, statement: cst.Expr, env: Env) -> Env:
         expression = statement.value
         self.eval(expression, env)
-        if (
-            isinstance(expression, cst.Call)
-            and isinstance(expression.func, cst.Attribute)
-            and expression.func.attr.value in MOVES
-        ):
-            self._bare_move(expression, expression.func.value, env)
+        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+            method = expression.func.attr.value
+            if method in MOVES:
+                self._bare_move(expression, expression.func.value, env)
+            elif method in _GROWS:
+                self._grow(expression, expression.func.value, method, env)
         return env
+
+    def _grow(
+        self, call: cst.Call, receiver_node: cst.BaseExpression, method: str, env: Env
+    ) -> None:
+        """``outs.append(t)``: a local list now may hold ``t`` (``torch.cat(outs)`` is there)."""
+        receiver = self.values.get(receiver_node)
+        path = dotted_name(receiver_node)
+        if receiver is None or receiver.kind is not Kind.SEQUENCE or path is None:
+            return
+        if env.get(path) is not receiver or len(call.args) != (2 if method == "insert" else 1):
+            return
+        added = self.values.get(call.args[-1].value, UNKNOWN_VALUE)
+        env.update(path, appended(receiver, added if method != "extend" else element_of(added)))
 
     def _bare_move(self, call: cst.Call, receiver_node: cst.BaseExpression, env: Env) -> None:
         """A move as a statement: a lost copy for tensors, an in-place move otherwise."""
@@ -168,7 +186,7 @@ class StatementWalker(CallEvaluator):
     def _assign(self, statement: cst.Assign, env: Env) -> Env:
         value = self.eval(statement.value, env)
         for target in statement.targets:
-            self.bind(target.target, value, env)
+            self.bind(target.target, value, env, statement.value)
         return env
 
     def _annotated_assign(self, statement: cst.AnnAssign, env: Env) -> Env:
@@ -257,7 +275,14 @@ class StatementWalker(CallEvaluator):
 
     # -- binding ----------------------------------------------------------------
 
-    def bind(self, target: cst.BaseExpression, value: Value, env: Env) -> None:
+    def bind(
+        self,
+        target: cst.BaseExpression,
+        value: Value,
+        env: Env,
+        source: cst.BaseExpression | None = None,
+    ) -> None:
+        """Bind ``target`` to ``value``; ``source`` is the assigned expression when there is one."""
         if isinstance(target, cst.Name):
             env.set(target.value, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -269,16 +294,26 @@ class StatementWalker(CallEvaluator):
             else:
                 self.eval(target.value, env)
         elif isinstance(target, cst.Subscript):
-            self._store_item(target, value, env)
+            self._store_item(target, value, env, source)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, Value(Kind.SEQUENCE, element=element_of(value)), env)
 
-    def _store_item(self, target: cst.Subscript, value: Value, env: Env) -> None:
+    def _store_item(
+        self,
+        target: cst.Subscript,
+        value: Value,
+        env: Env,
+        source: cst.BaseExpression | None = None,
+    ) -> None:
         """``batch[k] = batch[k].to(device)`` changes what the container holds."""
         container = self.eval(target.value, env)
-        for element in target.slice:
-            if isinstance(element.slice, cst.Index):
-                self.eval(element.slice.value, env)
+        keys = [
+            self.eval(element.slice.value, env)
+            for element in target.slice
+            if isinstance(element.slice, cst.Index)
+        ]
+        if is_tensor_like(container):
+            self._index_put(target, container, keys, value, source)
         path = dotted_name(target.value)
         if path is None or not (_is_container(container) or _is_batch_part(container)):
             return
@@ -300,6 +335,22 @@ class StatementWalker(CallEvaluator):
             env.set(path, container.with_device(joined.device, joined.origin))
         else:
             env.set(path, Value(container.kind, element=joined))
+
+    def _index_put(
+        self,
+        target: cst.Subscript,
+        tensor: Value,
+        keys: list[Value],
+        value: Value,
+        source: cst.BaseExpression | None,
+    ) -> None:
+        """``t[idx] = v`` with a tensor ``idx`` is ``index_put_``: ``v`` must be on ``t``'s
+        device unless it is 0-dim (basic indexing copies across devices and is not checked)."""
+        index = self.advanced_index(target, target.value, tensor, target.slice, keys)
+        if index is None or source is None or value.kind is not Kind.TENSOR or value.ndim != 1:
+            return
+        operands = (Operand(target.value, tensor), Operand(source, value))
+        self.events.append(OperandsMeet(target, INDEX_PUT, operands, True, self.function))
 
     def _unpack(self, target: cst.Tuple | cst.List, value: Value, env: Env) -> None:
         elements = target.elements
@@ -348,22 +399,60 @@ class StatementWalker(CallEvaluator):
         self.eval(statement.test, env)
         guarded = mentions_accelerator(statement.test)
         wrapped, negated = wrapper_test(statement.test)
+        flag = flag_of(statement.test)
         then_start, else_start = env.copy(), env.copy()
+        known = _known_truth(statement.test, env)  # `if first_iter:` on a local True/False
+        if known is not None:
+            then_start, else_start = (then_start, None) if known else (None, else_start)
         if wrapped is not None:  # `if isinstance(m, nn.DataParallel)` / `hasattr(m, "module")`
             self._unwrap(wrapped, else_start if not negated else then_start)
+        then_narrowed = self._narrow(statement.test, then_start, flag, True)
+        else_narrowed = self._narrow(statement.test, else_start, flag, False)
         then_env = self.suite(statement.body, then_start)
         orelse = statement.orelse
-        if orelse is None:
+        if orelse is None or else_start is None:
             else_env = else_start
         elif isinstance(orelse, cst.If):
             else_env = self._if(orelse, else_start)
         else:
             else_env = self.suite(orelse.body, else_start)
-        return join_envs(then_env, else_env, guarded=guarded)
+        if then_env is not None:
+            then_env.widen(then_narrowed)
+        if else_env is not None:
+            else_env.widen(else_narrowed)
+        joined = join_envs(then_env, else_env, guarded=guarded)
+        both = then_env is not None and else_env is not None
+        if flag is not None and joined is not None and both:
+            positive, negative = (then_env, else_env) if flag.positive else (else_env, then_env)
+            joined.record_split(flag, positive, negative)
+        return joined
 
-    def _unwrap(self, path: str, env: Env) -> None:
+    def _narrow(
+        self, test: cst.BaseExpression, env: Env | None, flag: Flag | None, holds: bool
+    ) -> list[Narrowing]:
+        """What a branch knows from its test (``holds``: the test is true there): the side of
+        an earlier ``if`` on the same flag, ``x.is_cuda``, ``torch.cuda.is_available()``."""
+        if env is None:
+            return []
+        narrowed = env.refine(flag, flag.positive == holds) if flag is not None else []
+        by_test = Origin("on the cpu by the test {}", test, test)
+        available = availability_test(test)
+        if available is not None:
+            return narrowed + (no_accelerator(env, by_test) if available != holds else [])
+        found = device_test(test, self._literal_device)
+        if found is not None:
+            narrowed += place(env, found, found.cpu == holds, by_test)
+        return narrowed
+
+    def _literal_device(self, node: cst.BaseExpression) -> Concrete | None:
+        value = self.values.get(node)
+        if value is not None and value.kind is Kind.DEVICE and isinstance(value.device, Concrete):
+            return value.device
+        return None
+
+    def _unwrap(self, path: str, env: Env | None) -> None:
         """On the path where the test says "not wrapped", a maybe-wrapped model is the model."""
-        value = env.get(path)
+        value = env.get(path) if env is not None else None
         if value is not None and value.kind is Kind.WRAPPER and value.ref is not None:
             env.set(path, value.ref.inner.with_device(value.device, value.origin))
 
@@ -421,6 +510,7 @@ class StatementWalker(CallEvaluator):
         return result
 
     def _try(self, statement: cst.Try | cst.TryStar, env: Env) -> Env | None:
+        left = self._paths_left()
         body_env = self.suite(statement.body, env.copy())
         anywhere = join_envs(env, body_env)
         result = self.suite(statement.orelse.body, body_env) if statement.orelse else body_env
@@ -433,10 +523,29 @@ class StatementWalker(CallEvaluator):
             result = join_envs(result, self.suite(handler.body, start))
         if statement.finalbody is None:
             return result
-        if result is None:
-            self.suite(statement.finalbody.body, anywhere.copy())
-            return None
-        return self.suite(statement.finalbody.body, result)
+        # `finally` also runs on the way out of each return, break and continue above
+        final_start = result if result is not None else anywhere.copy()
+        for path in self._left_since(left):
+            final_start = join_envs(final_start, path)
+        final_env = self.suite(statement.finalbody.body, final_start)
+        return final_env if result is not None else None
+
+    def _paths_left(self) -> tuple[int, int, int]:
+        """How many paths have left the current function and loop so far (return, break, …)."""
+        loop = self.loops[-1] if self.loops else None
+        return (
+            len(self.frames[-1].exits) if self.frames else 0,
+            len(loop.breaks) if loop else 0,
+            len(loop.continues) if loop else 0,
+        )
+
+    def _left_since(self, marks: tuple[int, int, int]) -> list[Env]:
+        """The paths that left by return, break or continue after ``marks``."""
+        loop = self.loops[-1] if self.loops else None
+        exits = self.frames[-1].exits[marks[0] :] if self.frames else []
+        breaks = loop.breaks[marks[1] :] if loop else []
+        continues = loop.continues[marks[2] :] if loop else []
+        return [*exits, *breaks, *continues]
 
     def _with(self, statement: cst.With, env: Env) -> Env | None:
         for item in statement.items:
@@ -453,6 +562,18 @@ class StatementWalker(CallEvaluator):
         for case in statement.cases:
             result = join_envs(result, self.suite(case.body, env.copy()))
         return result
+
+
+def _known_truth(test: cst.BaseExpression, env: Env) -> bool | None:
+    """The value of ``if name:`` / ``if not name:`` when ``name`` is a local literal boolean."""
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    if not isinstance(test, cst.Name):
+        return None
+    value = env.bindings.get(test.value)
+    known = truth(value) if value is not None else None
+    return None if known is None else known != negated
 
 
 def _is_container(value: Value) -> bool:

@@ -123,6 +123,15 @@ _NAMED_KINDS = frozenset({Kind.NAMESPACE, Kind.FUNCTION, Kind.CLASS})
 _MODULE_LIKE = frozenset({Kind.MODULE, Kind.WRAPPER, Kind.UNKNOWN})
 NONE_VALUE = Value(Kind.NONE, BOTTOM)
 SCALAR_VALUE = Value(Kind.SCALAR, BOTTOM)
+TRUE_VALUE = Value(Kind.SCALAR, BOTTOM, ref="True")  # the literals, so `if first:` can be decided
+FALSE_VALUE = Value(Kind.SCALAR, BOTTOM, ref="False")
+
+
+def truth(value: Value) -> bool | None:
+    """True or False for a value known to be that literal, else None."""
+    if value.kind is Kind.SCALAR and value.ref in ("True", "False"):
+        return value.ref == "True"
+    return None
 
 
 def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
@@ -135,6 +144,8 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         return a
     if a.kind is not b.kind:
         return _join_module_like(a, b, guarded)
+    if a.kind is Kind.SEQUENCE and (a.items == () or b.items == ()):
+        return _join_grown(a, b)
     same_ref = a.ref is b.ref or a.ref == b.ref
     if not same_ref and a.kind in _NAMED_KINDS:
         return UNKNOWN_VALUE
@@ -176,6 +187,21 @@ def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
     if device is UNKNOWN:
         return UNKNOWN_VALUE
     return Value(Kind.UNKNOWN, device, a.origin if device == a.device else b.origin)
+
+
+def _join_grown(a: Value, b: Value) -> Value:
+    """``[]`` on one path and the list grown by ``append`` on another: what it may hold."""
+    grown = b if a.items == () else a
+    if grown.items == ():
+        return grown
+    return Value(Kind.SEQUENCE, element=element_of(grown))
+
+
+def appended(sequence: Value, element: Value) -> Value:
+    """A list after ``append(element)``: it may hold what it held and ``element``."""
+    if sequence.items == ():
+        return Value(Kind.SEQUENCE, element=element)
+    return Value(Kind.SEQUENCE, element=join_values(element_of(sequence), element))
 
 
 def _accelerator_side(a: Value, b: Value) -> Origin | None:

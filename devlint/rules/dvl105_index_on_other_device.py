@@ -6,13 +6,17 @@ from collections.abc import Iterator
 
 from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts
+from devlint.core.events import ADVANCED_INDEXING, Facts, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
 ADVICE = (
     "indices must live on the device of the tensor they index (advanced indexing `t[idx]` is "
     "the one exception)"
+)
+CPU_TENSOR_ADVICE = (
+    "a cpu tensor takes indices on the cpu only (a GPU tensor accepts cpu indices, not the "
+    "reverse); move the indices with `.cpu()` or the tensor to their device"
 )
 
 
@@ -50,5 +54,7 @@ class IndexOnOtherDevice(Rule):
     def check(self, facts: Facts) -> Iterator[Finding]:
         found = clashes_with_cause(facts, Cause.INDEX)
         for event, clash in first_per_source(found):
-            message = f"{clash_phrase(facts, clash)}; {ADVICE}"
+            indexing = isinstance(event, OperandsMeet) and event.operation == ADVANCED_INDEXING
+            advice = CPU_TENSOR_ADVICE if indexing else ADVICE
+            message = f"{clash_phrase(facts, clash)}; {advice}"
             yield Finding(event.node, message, clash.severity)

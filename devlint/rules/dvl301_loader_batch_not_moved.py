@@ -77,6 +77,8 @@ def _fix(facts: Facts, clash: Clash) -> Fix | None:
     parent = next(ancestors(facts, batch), None)
     if isinstance(parent, cst.AugAssign | cst.AssignTarget):
         return None  # `x += y`: an assignment target cannot become `x.to(device)`
+    if isinstance(parent, cst.Arg) and parent.star:
+        return None  # `model(**batch)`: a dict of tensors has no `.to()`
     device = _device_text(facts, clash, batch)
     if device is None:
         return None

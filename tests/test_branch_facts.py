@@ -1,0 +1,158 @@
+"""What a branch knows from its test, and what a ``finally`` starts from.
+
+Each case is the shape of a real false positive or imprecision (issue 12): a
+value moved under ``if use_cuda:`` and used under the same unchanged flag, a
+loop whose first iteration replaces a CPU placeholder (``if first_iter:``),
+device tests (``x.is_cuda``, ``device.type == "cpu"``, availability checks).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_analysis import PRELUDE, revealed
+
+from devlint.config import Settings
+from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Symbol
+from devlint.engine import lint_source
+
+CUDA = Concrete("cuda")
+MOVED_UNDER_FLAG = "x = torch.zeros(2)\nif use_cuda:\n    x = x.cuda()\n"
+
+CASES = {
+    "the else of the same flag is the cpu side": (
+        MOVED_UNDER_FLAG + "if use_cuda:\n    pass\nelse:\n    reveal(x)",
+        CPU,
+    ),
+    "the body of the same flag is the moved side": (
+        MOVED_UNDER_FLAG + "if use_cuda:\n    reveal(x)",
+        CUDA,
+    ),
+    "a negated flag is the same flag": (
+        MOVED_UNDER_FLAG + "if not use_cuda:\n    reveal(x)",
+        CPU,
+    ),
+    "`is not None` and `is None` are one flag": (
+        "x = torch.zeros(2)\nif args.gpu is not None:\n    x = x.cuda(args.gpu)\n"
+        "if args.gpu is None:\n    reveal(x)",
+        CPU,
+    ),
+    "after the second if the join is back": (
+        MOVED_UNDER_FLAG + "if use_cuda:\n    y = 1\nreveal(x)",
+        MAYBE_ACCEL,
+    ),
+    "a rebound flag no longer correlates": (
+        MOVED_UNDER_FLAG + "use_cuda = other\nif use_cuda:\n    pass\nelse:\n    reveal(x)",
+        MAYBE_ACCEL,
+    ),
+    "a call in the test is no flag": (
+        "x = torch.zeros(2)\nif rank() == 0:\n    x = x.cuda()\nif rank() == 0:\n    pass\n"
+        "else:\n    reveal(x)",
+        UNKNOWN,
+    ),
+    "a flag split survives a loop": (
+        "x = None\nfor i in range(3):\n    if x is None:\n        x = torch.zeros(2)\n"
+        "        if use_cuda:\n            x = x.cuda()\n    if use_cuda:\n        pass\n"
+        "    else:\n        reveal(x)",
+        CPU,
+    ),
+    "not is_cuda of cuda-when-available is the cpu": (
+        "x = torch.zeros(2)\nif torch.cuda.is_available():\n    x = x.cuda()\n"
+        "if x.is_cuda:\n    pass\nelse:\n    reveal(x)",
+        CPU,
+    ),
+    "a test that contradicts the analysis makes the tensor unknown": (
+        "x = torch.zeros(2).cuda()\nif x.device.type == 'cpu':\n    reveal(x)",
+        UNKNOWN,
+    ),
+    "no accelerator available: cuda-when-available is the cpu": (
+        "x = torch.zeros(2)\nif torch.cuda.is_available():\n    x = x.cuda()\n"
+        "y = torch.ones(2)\nif flag:\n    y = y.cuda()\nelse:\n    y = y.cpu()\n"
+        "if not torch.cuda.is_available():\n    reveal(x)",
+        CPU,
+    ),
+    "on the cpu branch of a device variable its tensors are unknown": (
+        "def f(device):\n    x = torch.zeros(2, device=device)\n"
+        "    if device.type == 'cpu':\n        reveal(x)",
+        UNKNOWN,
+    ),
+    "after the cpu branch of a device variable its tensors are back on it": (
+        "def f(device):\n    x = torch.zeros(2, device=device)\n"
+        "    if device.type == 'cpu':\n        pass\n    reveal(x)",
+        Symbol("device"),
+    ),
+    "finally after a body that returns starts from any point of it": (
+        "def f():\n    x = torch.zeros(1)\n    try:\n        x = x.cuda()\n        return x\n"
+        "    finally:\n        reveal(x)",
+        UNKNOWN,
+    ),
+    "finally after a body that breaks sees the break": (
+        "for i in range(2):\n    x = torch.zeros(1)\n    try:\n        x = x.cuda()\n"
+        "        break\n    finally:\n        reveal(x)",
+        UNKNOWN,
+    ),
+    "finally after a body that ends normally starts from its end": (
+        "x = torch.zeros(1)\ntry:\n    x = x.cuda()\nfinally:\n    reveal(x)",
+        CUDA,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_branch_fact(name: str) -> None:
+    body, expected = CASES[name]
+    assert revealed(PRELUDE + body) == expected
+
+
+FIRST_ITERATION = """\
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.step = nn.Linear(4, 4)
+
+    def forward(self, x):
+        outputs = torch.zeros(1)
+        first_iter = True
+        while True:
+            out = self.step(x)
+            if first_iter:
+                outputs = out
+                first_iter = False
+            else:
+                outputs = torch.cat((outputs, out), dim=0)
+            if out.sum() > 0:
+                break
+        return outputs
+"""
+
+SAME_FLAG_INDEX = """\
+import torch
+
+
+def extract(loader, use_cuda):
+    features = None
+    for samples, index in loader:
+        feats = samples.cuda()
+        if features is None:
+            features = torch.zeros(100, feats.shape[-1])
+            if use_cuda:
+                features = features.cuda()
+        if use_cuda:
+            features.index_copy_(0, index.cuda(), feats)
+        else:
+            features.index_copy_(0, index.cpu(), feats.cpu())
+    return features
+"""
+
+
+def test_a_placeholder_replaced_on_the_first_iteration_never_meets_the_loop_body() -> None:
+    """speechbrain Tacotron2: the CPU placeholder is gone before the ``else`` can run."""
+    assert lint_source(FIRST_ITERATION, "decoder.py", Settings()) == []
+
+
+def test_a_value_moved_under_a_flag_is_on_the_cpu_in_the_else_of_that_flag() -> None:
+    """dino eval_knn: ``features`` is on the CPU exactly where ``use_cuda`` is false."""
+    assert lint_source(SAME_FLAG_INDEX, "knn.py", Settings()) == []

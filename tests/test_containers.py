@@ -1,0 +1,104 @@
+"""Tensors in containers: lists grown by ``append``, dicts unpacked into a model, indexing.
+
+PyTorch's rules these cases encode: ``torch.cat``/``torch.stack`` need one
+device; ``t[idx]`` with a tensor ``idx`` accepts cpu indices into a GPU
+tensor but not GPU indices into a cpu tensor; ``t[idx] = v`` (``index_put_``)
+needs ``v`` on ``t``'s device unless ``v`` is 0-dim, while basic indexing
+(``t[0] = v``) copies across devices.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_analysis import PRELUDE, revealed
+
+from devlint.config import Settings
+from devlint.core.lattice import CPU, UNKNOWN, Symbol
+from devlint.engine import lint_source
+
+LIST_CASES = {
+    "a list grown by append holds what was appended": (
+        "feats = []\nfor v in loader:\n    feats.append(v.to(device).cpu())\n"
+        "reveal(torch.cat(feats, dim=0))",
+        CPU,
+    ),
+    "extend adds the elements of its argument": (
+        "feats = []\nfeats.extend([torch.zeros(1).to(device)])\nreveal(torch.stack(feats))",
+        Symbol("device"),
+    ),
+    "appends on two devices join to unknown": (
+        "feats = []\nfeats.append(torch.zeros(1).to(device))\nfeats.append(torch.zeros(1))\n"
+        "reveal(torch.stack(feats))",
+        UNKNOWN,
+    ),
+    "a list grown by a call the analysis cannot see stays unknown": (
+        "feats = fill()\nfeats.append(torch.zeros(1))\nreveal(torch.stack(feats))",
+        UNKNOWN,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", LIST_CASES)
+def test_list_element(name: str) -> None:
+    body, expected = LIST_CASES[name]
+    assert revealed(PRELUDE + body) == expected
+
+
+LOOP = """\
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+
+def train(dataset, device):
+    model = nn.Linear(4, 2).to(device)
+    for batch in DataLoader(dataset):
+{body}
+"""
+
+
+def findings(body: str, template: str = LOOP) -> list[tuple[str, int]]:
+    """Codes and lines of what devlint reports on ``template`` with ``body`` filled in."""
+    source = template.format(body=body)
+    return [(f.code, f.line) for f in lint_source(source, "example.py", Settings())]
+
+
+def test_an_unmoved_dict_batch_unpacked_into_the_model_is_reported() -> None:
+    assert findings("        out = model(**batch)") == [("DVL301", 9)]
+
+
+def test_a_dict_batch_moved_by_a_comprehension_is_not_reported() -> None:
+    body = (
+        "        batch = {k: v.to(device) for k, v in batch.items()}\n        out = model(**batch)"
+    )
+    assert findings(body) == []
+
+
+INDEXING = """\
+import torch
+
+
+def f(device):
+    table = torch.zeros(10, 3)
+    out = torch.zeros(10, 3, device=device)
+    idx = torch.arange(3, device=device)
+    rows = values = torch.ones(3, 3)
+{body}
+"""
+
+
+def test_gpu_indices_into_a_cpu_tensor_are_reported() -> None:
+    assert findings("    rows = table[idx]", INDEXING) == [("DVL105", 9)]
+
+
+def test_cpu_indices_into_a_gpu_tensor_are_accepted() -> None:
+    assert findings("    rows = out[idx.cpu()]", INDEXING) == []
+
+
+def test_indexed_assignment_of_a_cpu_tensor_into_a_gpu_tensor_is_reported() -> None:
+    assert findings("    out[idx] = values", INDEXING) == [("DVL101", 9)]
+
+
+def test_basic_indexing_and_scalars_copy_across_devices() -> None:
+    body = "    out[0] = values\n    out[idx] = 0.5\n    out[idx] = torch.tensor(0.5)"
+    assert findings(body, INDEXING) == []
