@@ -9,7 +9,7 @@ passed through any other call is not followed, so unknown stays unknown.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
@@ -29,12 +29,13 @@ def in_scope(scope: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 class LoadedValues:
-    """The expressions of ``scope`` that hold ``source``'s result or a part of it."""
+    """The expressions of a scope that hold ``source``'s result or a part of it; ``nodes`` are
+    the scope's nodes (``in_scope``), listed once by the caller for all its loads."""
 
-    def __init__(self, scope: cst.CSTNode, source: cst.Call) -> None:
+    def __init__(self, source: cst.Call, nodes: Iterable[cst.CSTNode]) -> None:
         self.source = source
         self.names: set[str] = set()
-        bindings = [node for node in in_scope(scope) if isinstance(node, _BINDINGS)]
+        bindings = [node for node in nodes if isinstance(node, _BINDINGS)]
         for _ in range(_ROUNDS):
             known = len(self.names)
             for node in bindings:

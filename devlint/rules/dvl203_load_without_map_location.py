@@ -72,10 +72,11 @@ class LoadWithoutMapLocation(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for load in facts.checkpoint_loads:
+        file = _File(facts)
+        for load in file.loads:
             if load.map_location or _passes_unpacked_arguments(load.node):
                 continue
-            reason = _reason_to_report(facts, load.node)
+            reason = _reason_to_report(file, load.node)
             if reason is None:
                 continue
             evidence, parameter = reason
@@ -86,6 +87,32 @@ class LoadWithoutMapLocation(Rule):
             )
             fix = partial(_fix, facts, load, parameter)
             yield Finding(load.node, message, self.meta.severity, fix)
+
+
+class _File:
+    """One file's loads and saves (once per call: loops are analysed more than once), their
+    scopes, and what flows from each load, each worked out once."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.loads = list({load.node: load for load in facts.checkpoint_loads}.values())
+        self.saves = list({save.node: save for save in facts.checkpoint_saves}.values())
+        self._nodes: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        self._loaded: dict[cst.Call, LoadedValues] = {}
+
+    def scope(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The function ``node`` runs in, or the module."""
+        return _scope(self.facts, node) or self.facts.module
+
+    def nodes(self, scope: cst.CSTNode) -> list[cst.CSTNode]:
+        if scope not in self._nodes:
+            self._nodes[scope] = list(in_scope(scope))
+        return self._nodes[scope]
+
+    def loaded(self, load: cst.Call) -> LoadedValues:
+        if load not in self._loaded:
+            self._loaded[load] = LoadedValues(load, self.nodes(self.scope(load)))
+        return self._loaded[load]
 
 
 _DEFAULT_ADVICE = '`map_location=device` (or `"cpu"`)'
@@ -111,15 +138,16 @@ _PARAMETER_SUFFIXES = (".weight", ".bias")  # a state-dict key: "encoder.embed_t
 _MOVES = frozenset({"to", "cuda"})
 
 
-def _reason_to_report(facts: Facts, load: cst.Call) -> tuple[str, str | None] | None:
+def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | None:
     """Why this load will restore device tensors where that device may be absent, with the
     parameter that says where to load when the function takes one; None when the code gives
     no reason to believe so (data, statistics, a file the same code wrote, a guarded load).
     """
-    scope = _scope(facts, load) or facts.module
-    if _guarded(facts, load) or _reads_back_own_file(facts, scope, load):
+    facts = file.facts
+    scope = file.scope(load)
+    if _guarded(file, load) or _reads_back_own_file(file, scope, load):
         return None
-    if _written_on_cpu(facts, load):
+    if _written_on_cpu(file, load):
         return None
     ignored = _ignored_location_parameter(scope)
     if ignored is not None and isinstance(scope, cst.FunctionDef):
@@ -130,7 +158,7 @@ def _reason_to_report(facts: Facts, load: cst.Call) -> tuple[str, str | None] | 
         return evidence, "map_location"
     if not facts.runtime_device:
         return None
-    contents = _contents(facts, scope, load)
+    contents = _contents(file, scope, load)
     if contents is None:
         return None
     return f"{contents}, and this file picks its device at run time", None
@@ -141,14 +169,14 @@ def _passes_unpacked_arguments(load: cst.Call) -> bool:
     return any(arg.star for arg in load.args)
 
 
-def _contents(facts: Facts, scope: cst.CSTNode, load: cst.Call) -> str | None:
+def _contents(file: _File, scope: cst.CSTNode, load: cst.Call) -> str | None:
     """What the code shows the loaded object holds, at the first place that shows it."""
-    loaded = LoadedValues(scope, load)
+    loaded = file.loaded(load)
     found: list[tuple[int, str]] = []
-    for node in in_scope(scope):
-        shown = _shows_contents(facts, loaded, node)
+    for node in file.nodes(scope):
+        shown = _shows_contents(file.facts, loaded, node)
         if shown is not None:
-            found.append((facts.line_of(node), shown))
+            found.append((file.facts.line_of(node), shown))
     return min(found)[1] if found else None
 
 
@@ -196,11 +224,11 @@ def _ignored_location_parameter(scope: cst.CSTNode) -> cst.Param | None:
     return next((param for param in every if param.name.value == "map_location"), None)
 
 
-def _guarded(facts: Facts, load: cst.Call) -> bool:
+def _guarded(file: _File, load: cst.Call) -> bool:
     """The load runs only where CUDA is available, or its ``if``'s other branch maps: the
     code chose where each branch loads."""
     child: cst.CSTNode = load
-    for parent in ancestors(facts, load):
+    for parent in ancestors(file.facts, load):
         if isinstance(parent, cst.FunctionDef | cst.Module):
             return False
         if isinstance(parent, cst.If) and (child is parent.body or child is parent.orelse):
@@ -208,7 +236,7 @@ def _guarded(facts: Facts, load: cst.Call) -> bool:
             if _cuda_available_test(parent.test) is in_body:
                 return True
             other = parent.orelse if in_body else parent.body
-            if other is not None and _maps_inside(facts, other):
+            if other is not None and _maps_inside(file, other):
                 return True
         child = parent
     return False
@@ -224,33 +252,30 @@ def _cuda_available_test(test: cst.BaseExpression) -> bool | None:
     return None
 
 
-def _maps_inside(facts: Facts, branch: cst.CSTNode) -> bool:
+def _maps_inside(file: _File, branch: cst.CSTNode) -> bool:
     return any(
-        load.map_location and any(node is branch for node in ancestors(facts, load.node))
-        for load in facts.checkpoint_loads
+        load.map_location and any(node is branch for node in ancestors(file.facts, load.node))
+        for load in file.loads
     )
 
 
-def _reads_back_own_file(facts: Facts, scope: cst.CSTNode, load: cst.Call) -> bool:
+def _reads_back_own_file(file: _File, scope: cst.CSTNode, load: cst.Call) -> bool:
     """The same function saved this path before loading it (a round trip on one machine), or
     saves a checkpoint it loaded (a tool that rewrites checkpoint files, keeping devices)."""
+    facts = file.facts
     start = facts.span_of(load)[0]
     path = _path_text(facts, load, 0)
-    for save in facts.checkpoint_saves:
-        if (_scope(facts, save.node) or facts.module) is not scope:
-            continue
+    saves = [save.node for save in file.saves if file.scope(save.node) is scope]
+    loads = [other.node for other in file.loads if file.scope(other.node) is scope]
+    for save in saves:
         if (
             path is not None
-            and facts.span_of(save.node)[0] < start
-            and _path_text(facts, save.node, 1) == path
+            and facts.span_of(save)[0] < start
+            and _path_text(facts, save, 1) == path
         ):
             return True
-        payload = save.node.args[0].value if save.node.args else None
-        if payload is not None and any(
-            LoadedValues(scope, other.node).holds(payload)
-            for other in facts.checkpoint_loads
-            if (_scope(facts, other.node) or facts.module) is scope
-        ):
+        payload = save.args[0].value if save.args else None
+        if payload is not None and any(file.loaded(other).holds(payload) for other in loads):
             return True
     return False
 
@@ -260,12 +285,12 @@ def _path_text(facts: Facts, call: cst.Call, position: int) -> str | None:
     return None if node is None else "".join(facts.module.code_for_node(node).split())
 
 
-def _written_on_cpu(facts: Facts, load: cst.Call) -> bool:
+def _written_on_cpu(file: _File, load: cst.Call) -> bool:
     """The file saves ``x.cpu()`` under the file name this load reads (``"feats.pth"``)."""
     names = file_names(path_argument(load, 0))
     if not names:
         return False
-    for save in facts.checkpoint_saves:
+    for save in file.saves:
         payload = save.node.args[0].value if save.node.args else None
         moved_to_cpu = (
             isinstance(payload, cst.Call)
