@@ -152,7 +152,7 @@ def test_legacy_constructors_get_no_device_fix(code: str, line: str) -> None:
     [
         ("model.load_state_dict(torch.load(path))", True),
         ('model.load_state_dict(torch.load(path)["model"])', True),
-        ("state = torch.load(path)", False),
+        ('state = torch.load(path)["model"]', False),
     ],
 )
 def test_map_location_fix_is_safe_only_into_load_state_dict(load: str, safe: bool) -> None:
@@ -176,7 +176,7 @@ def test_map_location_is_cpu_without_a_device_variable_in_scope() -> None:
         '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
         "    return device\n\n"
         "def serve(path):\n"
-        "    return torch.load(path)\n"
+        '    return torch.load(path)["state_dict"]\n'
     )
     result = fix_source(source, "x.py", unsafe=True)
     assert 'torch.load(path, map_location="cpu")' in result.fixed

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -220,3 +220,15 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
     if test.func.value == "isinstance" and any(last_name(n) in _WRAPPER_NAMES for n in names):
         return path, negated
     return None, False
+
+
+def descendants(
+    node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool] = lambda node: True
+) -> Iterator[cst.CSTNode]:
+    """Every node under ``node``, not below the nodes ``enter`` refuses."""
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        yield current
+        if enter(current):
+            stack.extend(current.children)

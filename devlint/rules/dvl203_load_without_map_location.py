@@ -1,4 +1,4 @@
-"""DVL203: ``torch.load`` without ``map_location`` where the device is chosen at run time."""
+"""DVL203: ``torch.load`` without ``map_location`` of device tensors where the device may change."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from functools import partial
 
 import libcst as cst
 
+from devlint.core.checkpoint_paths import file_names, path_argument
 from devlint.core.events import CheckpointLoad, Facts
 from devlint.core.lattice import is_known
-from devlint.core.syntax import dotted_name
+from devlint.core.loaded_values import LoadedValues, in_scope
+from devlint.core.syntax import dotted_name, last_name, string_value
 from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
 from devlint.fix import ancestors, is_bound_at, with_keyword
@@ -18,9 +20,21 @@ from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 class LoadWithoutMapLocation(Rule):
     """## What it does
-    Finds `torch.load(...)` without `map_location` in a file that chooses its
-    device at run time (`torch.cuda.is_available()`, a "cuda if available"
-    device, a `device` argument or `args.device`).
+    Finds `torch.load(...)` without `map_location` of a checkpoint the code
+    shows to hold model weights or tensors (it goes into `load_state_dict`, its
+    `"model"`/`"state_dict"`/`"optimizer"` entries are read, its tensors are
+    moved with `.to()`), in a file that chooses its device at run time
+    (`torch.cuda.is_available()`, a "cuda if available" device, a `device`
+    argument or `args.device`). Also a load in a function that takes a
+    `map_location` parameter and does not pass it on.
+
+    It stays silent where the code gives no reason to believe the file holds
+    device tensors (vocabularies, statistics, Python values), for
+    `torch.load(*args, **kwargs)` wrappers whose callers may pass
+    `map_location`, for a load that runs only `if torch.cuda.is_available()` or
+    whose `if`'s other branch passes `map_location`, for a file the same
+    function saved a moment before (or a checkpoint it rewrites in place), and
+    for a file the same code saves as `tensor.cpu()`.
 
     ## Why is this bad?
     `torch.load` restores every storage to the device it was saved from. A
@@ -58,23 +72,241 @@ class LoadWithoutMapLocation(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        if not facts.runtime_device:
-            return
-        for load in facts.checkpoint_loads:
-            if not load.map_location:
-                message = (
-                    "`torch.load` without `map_location` restores tensors to the device they "
-                    "were saved from; this file picks its device at run time, so pass "
-                    '`map_location=device` (or `"cpu"`)'
-                )
-                yield Finding(load.node, message, self.meta.severity, partial(_fix, facts, load))
+        file = _File(facts)
+        for load in file.loads:
+            if load.map_location or _passes_unpacked_arguments(load.node):
+                continue
+            reason = _reason_to_report(file, load.node)
+            if reason is None:
+                continue
+            evidence, parameter = reason
+            advice = f"`map_location={parameter}`" if parameter else _DEFAULT_ADVICE
+            message = (
+                "`torch.load` without `map_location` restores tensors to the device they "
+                f"were saved from; {evidence}, so pass {advice}"
+            )
+            fix = partial(_fix, facts, load, parameter)
+            yield Finding(load.node, message, self.meta.severity, fix)
+
+
+class _File:
+    """One file's loads and saves (once per call: loops are analysed more than once), their
+    scopes, and what flows from each load, each worked out once."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.loads = list({load.node: load for load in facts.checkpoint_loads}.values())
+        self.saves = list({save.node: save for save in facts.checkpoint_saves}.values())
+        self._nodes: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        self._loaded: dict[cst.Call, LoadedValues] = {}
+
+    def scope(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The function ``node`` runs in, or the module."""
+        return _scope(self.facts, node) or self.facts.module
+
+    def nodes(self, scope: cst.CSTNode) -> list[cst.CSTNode]:
+        if scope not in self._nodes:
+            self._nodes[scope] = list(in_scope(scope))
+        return self._nodes[scope]
+
+    def loaded(self, load: cst.Call) -> LoadedValues:
+        if load not in self._loaded:
+            self._loaded[load] = LoadedValues(load, self.nodes(self.scope(load)))
+        return self._loaded[load]
+
+
+_DEFAULT_ADVICE = '`map_location=device` (or `"cpu"`)'
+
+# What a checkpoint read this way holds: model weights or a training state, on the device
+# that saved them (keys of `torch.save({...})` checkpoints and of BasicSR-style weight files).
+_CHECKPOINT_KEYS = frozenset(
+    {
+        "model",
+        "model_state_dict",
+        "state_dict",
+        "optimizer",
+        "optimizer_state_dict",
+        "optim",
+        "net",
+        "params",
+        "params_ema",
+        "ema",
+        "weights",
+    }
+)
+_PARAMETER_SUFFIXES = (".weight", ".bias")  # a state-dict key: "encoder.embed_tokens.weight"
+_MOVES = frozenset({"to", "cuda"})
+
+
+def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | None:
+    """Why this load will restore device tensors where that device may be absent, with the
+    parameter that says where to load when the function takes one; None when the code gives
+    no reason to believe so (data, statistics, a file the same code wrote, a guarded load).
+    """
+    facts = file.facts
+    scope = file.scope(load)
+    if _guarded(file, load) or _reads_back_own_file(file, scope, load):
+        return None
+    if _written_on_cpu(file, load):
+        return None
+    ignored = _ignored_location_parameter(scope)
+    if ignored is not None and isinstance(scope, cst.FunctionDef):
+        function = scope.name.value
+        evidence = (
+            f"`{function}` takes `map_location` (line {facts.line_of(ignored)}) but ignores it"
+        )
+        return evidence, "map_location"
+    if not facts.runtime_device:
+        return None
+    contents = _contents(file, scope, load)
+    if contents is None:
+        return None
+    return f"{contents}, and this file picks its device at run time", None
+
+
+def _passes_unpacked_arguments(load: cst.Call) -> bool:
+    """``torch.load(*args, **kwargs)``: a wrapper whose callers may pass ``map_location``."""
+    return any(arg.star for arg in load.args)
+
+
+def _contents(file: _File, scope: cst.CSTNode, load: cst.Call) -> str | None:
+    """What the code shows the loaded object holds, at the first place that shows it."""
+    loaded = file.loaded(load)
+    found: list[tuple[int, str]] = []
+    for node in file.nodes(scope):
+        shown = _shows_contents(file.facts, loaded, node)
+        if shown is not None:
+            found.append((file.facts.line_of(node), shown))
+    return min(found)[1] if found else None
+
+
+def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> str | None:
+    line = facts.line_of(node) if isinstance(node, cst.Call | cst.Subscript) else None
+    if isinstance(node, cst.Call):
+        callee = last_name(node.func) or ""
+        if "state_dict" in callee and any(loaded.holds(arg.value) for arg in node.args):
+            code = facts.code_of(node.func)
+            return f"it holds model weights (restored by `{code}` at line {line})"
+        if (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _MOVES
+            and loaded.holds(node.func.value)
+        ):
+            return f"it holds tensors (moved by `.{node.func.attr.value}()` at line {line})"
+        if (
+            callee == "get"
+            and node.args
+            and _is_checkpoint_key(node.args[0].value)
+            and isinstance(node.func, cst.Attribute)
+            and loaded.holds(node.func.value)
+        ):
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {line})"
+    if isinstance(node, cst.Subscript) and loaded.holds(node.value) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index) and _is_checkpoint_key(index.value):
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {line})"
+    return None
+
+
+def _is_checkpoint_key(node: cst.BaseExpression) -> bool:
+    key = string_value(node)
+    return key is not None and (key in _CHECKPOINT_KEYS or key.endswith(_PARAMETER_SUFFIXES))
+
+
+def _ignored_location_parameter(scope: cst.CSTNode) -> cst.Param | None:
+    """A ``map_location`` parameter: the caller says where the checkpoint should go, and this
+    load does not listen. (An unused ``device`` parameter says less: checkpoint hooks take one
+    whatever they load.)"""
+    if not isinstance(scope, cst.FunctionDef):
+        return None
+    params = scope.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return next((param for param in every if param.name.value == "map_location"), None)
+
+
+def _guarded(file: _File, load: cst.Call) -> bool:
+    """The load runs only where CUDA is available, or its ``if``'s other branch maps: the
+    code chose where each branch loads."""
+    child: cst.CSTNode = load
+    for parent in ancestors(file.facts, load):
+        if isinstance(parent, cst.FunctionDef | cst.Module):
+            return False
+        if isinstance(parent, cst.If) and (child is parent.body or child is parent.orelse):
+            in_body = child is parent.body
+            if _cuda_available_test(parent.test) is in_body:
+                return True
+            other = parent.orelse if in_body else parent.body
+            if other is not None and _maps_inside(file, other):
+                return True
+        child = parent
+    return False
+
+
+def _cuda_available_test(test: cst.BaseExpression) -> bool | None:
+    """True for ``torch.cuda.is_available()``, False for its negation, None otherwise."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _cuda_available_test(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Call) and (dotted_name(test.func) or "").endswith("cuda.is_available"):
+        return True
+    return None
+
+
+def _maps_inside(file: _File, branch: cst.CSTNode) -> bool:
+    return any(
+        load.map_location and any(node is branch for node in ancestors(file.facts, load.node))
+        for load in file.loads
+    )
+
+
+def _reads_back_own_file(file: _File, scope: cst.CSTNode, load: cst.Call) -> bool:
+    """The same function saved this path before loading it (a round trip on one machine), or
+    saves a checkpoint it loaded (a tool that rewrites checkpoint files, keeping devices)."""
+    facts = file.facts
+    start = facts.span_of(load)[0]
+    path = _path_text(facts, load, 0)
+    saves = [save.node for save in file.saves if file.scope(save.node) is scope]
+    loads = [other.node for other in file.loads if file.scope(other.node) is scope]
+    for save in saves:
+        if (
+            path is not None
+            and facts.span_of(save)[0] < start
+            and _path_text(facts, save, 1) == path
+        ):
+            return True
+        payload = save.args[0].value if save.args else None
+        if payload is not None and any(file.loaded(other).holds(payload) for other in loads):
+            return True
+    return False
+
+
+def _path_text(facts: Facts, call: cst.Call, position: int) -> str | None:
+    node = path_argument(call, position)
+    return None if node is None else "".join(facts.module.code_for_node(node).split())
+
+
+def _written_on_cpu(file: _File, load: cst.Call) -> bool:
+    """The file saves ``x.cpu()`` under the file name this load reads (``"feats.pth"``)."""
+    names = file_names(path_argument(load, 0))
+    if not names:
+        return False
+    for save in file.saves:
+        payload = save.node.args[0].value if save.node.args else None
+        moved_to_cpu = (
+            isinstance(payload, cst.Call)
+            and isinstance(payload.func, cst.Attribute)
+            and payload.func.attr.value == "cpu"
+        )
+        if moved_to_cpu and names & file_names(path_argument(save.node, 1)):
+            return True
+    return False
 
 
 _NOT_CONFIG = frozenset({Kind.TENSOR, Kind.MODULE, Kind.WRAPPER, Kind.BATCH})
 
 
-def _fix(facts: Facts, load: CheckpointLoad) -> Fix | None:
-    device = _device_variable(facts, load.node)
+def _fix(facts: Facts, load: CheckpointLoad, parameter: str | None) -> Fix | None:
+    device = parameter or _device_variable(facts, load.node)
     location = device or '"cpu"'
     call = with_keyword(load.node, "map_location", location)
     if call is None:

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.events import Facts
+import libcst as cst
+
+from devlint.core.checkpoint_paths import file_names, path_argument
+from devlint.core.events import CheckpointSave, Facts, StateDictLoad
+from devlint.core.syntax import descendants, last_name, string_value
 from devlint.core.values import Kind
 from devlint.core.wrapping import wrapped_state_in
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+
+
+_PREFIX = "module."
 
 
 class CheckpointFromWrapper(Rule):
@@ -17,6 +24,12 @@ class CheckpointFromWrapper(Rule):
     `model` is, or may be, an `nn.DataParallel`/`DistributedDataParallel`
     wrapper, and `net.load_state_dict(...)` into an unwrapped model in a file
     that saves such checkpoints.
+
+    It stays silent when the file shows that its readers expect the prefix: it
+    strips or adds `module.` itself (or calls
+    `consume_prefix_in_state_dict_if_present`), or it restores its checkpoints
+    into the wrapper (`wrapper.load_state_dict(...)`, or the wrapper handed to a
+    restore function with the saved file's path) and into no unwrapped model.
 
     ## Why is this bad?
     A wrapper's `state_dict()` keys start with `module.`. Loading the
@@ -44,12 +57,15 @@ class CheckpointFromWrapper(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        first_save = None
-        for save in facts.checkpoint_saves:
-            origin = wrapped_state_in(save.payload)
-            if origin is None:
-                continue
-            first_save = first_save or save
+        wrapped_saves = [
+            (save, origin)
+            for save in facts.checkpoint_saves
+            if (origin := wrapped_state_in(save.payload)) is not None
+        ]
+        if not wrapped_saves or _prefix_expected(facts, [save for save, _ in wrapped_saves]):
+            return
+        first_save = wrapped_saves[0][0]
+        for save, origin in wrapped_saves:
             wrapper = facts.code_of(origin.subject)
             message = (
                 f"this saves the `state_dict()` of the wrapper `{wrapper}` (line "
@@ -57,13 +73,47 @@ class CheckpointFromWrapper(Rule):
                 f"into an unwrapped model; save `{wrapper}.module.state_dict()`"
             )
             yield Finding(save.node, message, self.meta.severity)
-        if first_save is None:
-            return
-        for load in facts.state_dict_loads:
-            if load.target.value.kind is Kind.MODULE:
-                message = (
-                    f"`{facts.code_of(load.target.node)}` is not wrapped, but this file saves "
-                    f"wrapped state dicts (line {facts.line_of(first_save.node)}) whose keys "
-                    f"start with `module.`: loading one here fails"
-                )
-                yield Finding(load.node, message, Severity.ERROR)
+        for load in _unwrapped_loads(facts):
+            message = (
+                f"`{facts.code_of(load.target.node)}` is not wrapped, but this file saves "
+                f"wrapped state dicts (line {facts.line_of(first_save.node)}) whose keys "
+                f"start with `module.`: loading one here fails"
+            )
+            yield Finding(load.node, message, Severity.ERROR)
+
+
+def _unwrapped_loads(facts: Facts) -> list[StateDictLoad]:
+    return [load for load in facts.state_dict_loads if load.target.value.kind is Kind.MODULE]
+
+
+def _prefix_expected(facts: Facts, saves: list[CheckpointSave]) -> bool:
+    """The file handles the `module.` prefix (strips or adds it), or restores its checkpoints
+    into a wrapper and into nothing unwrapped: the prefixed keys are what its readers want."""
+    saved_names = set().union(*(file_names(path_argument(save.node, 1)) for save in saves))
+    restores_into_wrapper = False
+    for node in descendants(facts.module):
+        if isinstance(node, cst.SimpleString) and string_value(node) == _PREFIX:
+            return True
+        if not isinstance(node, cst.Call):
+            continue
+        if last_name(node.func) == "consume_prefix_in_state_dict_if_present":
+            return True
+        restores_into_wrapper = restores_into_wrapper or _restores_into_wrapper(
+            facts, node, saved_names
+        )
+    return restores_into_wrapper and not _unwrapped_loads(facts)
+
+
+def _restores_into_wrapper(facts: Facts, call: cst.Call, saved_names: set[str]) -> bool:
+    """``wrapper.load_state_dict(...)``, or a wrapper handed to a call together with the path
+    of a checkpoint this file saves (``restart_from_checkpoint(path, state_dict=wrapper)``)."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict":
+        return _is_wrapper(facts, call.func.value)
+    if not any(_is_wrapper(facts, arg.value) for arg in call.args):
+        return False
+    return any(saved_names & file_names(arg.value) for arg in call.args)
+
+
+def _is_wrapper(facts: Facts, node: cst.BaseExpression) -> bool:
+    value = facts.value_of(node)
+    return value is not None and value.kind is Kind.WRAPPER
