@@ -36,8 +36,10 @@ from devlint.core.syntax import (
 from devlint.core.torch_api import CallKind, CallSpec
 from devlint.core.values import (
     ASYNC_COPY,
+    BUFFER,
     LOADER_BATCH,
     NO_DEVICE,
+    PARAMETER,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
@@ -53,8 +55,6 @@ from devlint.core.wrappers import WRAPPERS, WrapperEvaluator
 
 MOVES = frozenset({"to", "cuda", "cpu"})
 CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
-PARAMETER = "parameter"
-BUFFER = "buffer"
 
 LEGACY_CONSTRUCTORS = frozenset(
     {
@@ -196,6 +196,8 @@ class CallEvaluator(WrapperEvaluator):
             self.values[func] = callee
         else:
             callee = self.eval(func, env)
+        if _sets_up_distributed(name) and _outside_the_file(callee):
+            self.sets_cuda_device = True  # a helper we cannot see: it may call set_device
         return self.call_value(node, callee, self.arguments(node, env))
 
     def synchronize(self, env: Env) -> None:
@@ -346,8 +348,9 @@ class CallEvaluator(WrapperEvaluator):
                 return Value(
                     Kind.MODULE, state.device, state.origin, state.ndim, stateful=True, ref=qualname
                 )
-            origin = Origin("created", node)
-            return Value(Kind.MODULE, CPU, origin, stateful=module.stateful, ref=qualname)
+            device = self.device_keyword(args)  # nn.Linear(4, 4, device=device)
+            origin = self.created(node, args) if device is not None else Origin("created", node)
+            return Value(Kind.MODULE, device or CPU, origin, stateful=module.stateful, ref=qualname)
         if torch_api.is_optimizer(qualname):
             return Value(Kind.OPTIMIZER)
         spec = torch_api.torch_function(qualname)
@@ -734,6 +737,20 @@ class CallEvaluator(WrapperEvaluator):
             origin = Origin("batch from {}", node, node, LOADER_BATCH)
             return Value(Kind.BATCH, iterable.device, origin)
         return element_of(iterable)
+
+
+def _sets_up_distributed(name: str | None) -> bool:
+    """``init_distributed_mode(args)``, ``setup_dist()``: a helper that sets up the process
+    group (and usually this process's GPU with ``torch.cuda.set_device``)."""
+    lowered = (name or "").lower()
+    return "dist" in lowered and ("init" in lowered or "setup" in lowered)
+
+
+def _outside_the_file(callee: Value) -> bool:
+    """An imported callable, not torch's own (whose device effects the table knows)."""
+    if callee.kind is Kind.NAMESPACE:
+        return not str(callee.ref).startswith("torch.")
+    return callee.kind is Kind.UNKNOWN
 
 
 def _literal_ndim(node: cst.BaseExpression) -> int | None:

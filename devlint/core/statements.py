@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -15,7 +15,9 @@ from devlint.core.lattice import Symbol, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
 from devlint.core.values import (
+    BUFFER,
     NONE_VALUE,
+    PARAMETER,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
@@ -265,7 +267,7 @@ class StatementWalker(CallEvaluator):
         elif isinstance(target, cst.Attribute):
             path = dotted_name(target)
             if path is not None:
-                env.set(path, value)
+                env.set(path, _keeps_registration(env.get(path), value))
             else:
                 self.eval(target.value, env)
         elif isinstance(target, cst.Subscript):
@@ -339,7 +341,7 @@ class StatementWalker(CallEvaluator):
                 self.runtime_device = True
                 return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
         if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):
-            return Value(Kind.TENSOR, base.device, base.origin)
+            return Value(Kind.TENSOR, base.device, base.origin, ref=PARAMETER)
         return UNKNOWN_VALUE
 
     # -- control flow ---------------------------------------------------------------
@@ -483,3 +485,11 @@ def _forget_changes(before: Env, after: Env) -> Env:
         if previous is None or not previous.same(value):
             result.bindings[name] = UNKNOWN_VALUE
     return result
+
+
+def _keeps_registration(previous: Value | None, value: Value) -> Value:
+    """A tensor assigned to a registered buffer's name stays a buffer (``Module.__setattr__``
+    stores it in ``_buffers``), so ``.to()`` still moves it."""
+    if previous is not None and previous.ref == BUFFER and value.kind is Kind.TENSOR:
+        return replace(value, ref=BUFFER)
+    return value

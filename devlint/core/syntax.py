@@ -163,6 +163,36 @@ def assignments_to_self(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, st
     ]
 
 
+_MODULE_ONLY_METHODS = frozenset({"register_buffer", "register_parameter", "add_module"})
+
+
+def registers_on_self(function: cst.FunctionDef) -> bool:
+    """Whether a method calls ``self.register_buffer``/``register_parameter``/``add_module``:
+    methods only an ``nn.Module`` has."""
+    params = [*function.params.posonly_params, *function.params.params]
+    if not params:
+        return False
+    owner = params[0].name.value
+    finder = _CallFinder(owner, _MODULE_ONLY_METHODS)
+    function.body.visit(finder)
+    return finder.found
+
+
+class _CallFinder(cst.CSTVisitor):
+    """Looks for a call ``<owner>.<one of names>(...)``."""
+
+    def __init__(self, owner: str, names: frozenset[str]) -> None:
+        self.owner = owner
+        self.names = names
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in self.names:
+            self.found = self.found or _is_attribute_of(func, self.owner)
+        return not self.found
+
+
 def _assignment_targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
     if isinstance(small, cst.Assign):
         return [target.target for target in small.targets]

@@ -65,6 +65,9 @@ ASYNC_COPY = "async-copy"  # a non-blocking device-to-host copy, not yet synchro
 WRAPPER_OUTPUT = "wrapper-output"  # gathered by DataParallel on its output device
 WRAPPED_STATE = "wrapped-state"  # a state_dict taken through a DataParallel/DDP wrapper
 
+PARAMETER = "parameter"  # ``ref`` of an nn.Parameter
+BUFFER = "buffer"  # ``ref`` of a tensor registered with ``register_buffer``
+
 
 @dataclass(frozen=True, eq=False)
 class Value:
@@ -154,8 +157,14 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         a.keys if a.keys == b.keys else None,
         _join_opt(a.element, b.element, guarded),
         a.stateful if a.stateful == b.stateful else None,
-        a.ref if same_ref else None,
+        a.ref if same_ref else _join_registered(a.ref, b.ref),
     )
+
+
+def _join_registered(a: object, b: object) -> object:
+    """A parameter on one path and a buffer on the other: registered either way, so
+    ``Module.to()`` moves it (joined as a parameter)."""
+    return PARAMETER if {a, b} == {PARAMETER, BUFFER} else None
 
 
 def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
