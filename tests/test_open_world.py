@@ -155,3 +155,70 @@ def test_an_imported_distributed_setup_helper_may_set_the_device():
     assert codes(DDP_SETUP) == []
     without_helper = DDP_SETUP.replace("    utils.init_distributed_mode(args)\n", "")
     assert codes(without_helper) == [(8, "DVL406")]
+
+
+IMPORTED_MODEL = """\
+import torch
+from mymodels import Net
+
+device = torch.device("cuda")
+model = Net().to(device)
+model.eval()
+x = torch.randn(3, 4)
+out = model(x, torch.zeros(3))
+"""
+
+
+def test_usage_proves_an_imported_class_is_a_module():
+    # `model.eval()` only a module has: the cpu input of a model moved to cuda fails.
+    # Only the first input of a model we cannot see is surely data (BasicSR dfdnet passes
+    # cpu part locations used as slice bounds): torch.zeros(3) is not reported.
+    assert codes(IMPORTED_MODEL) == [(8, "DVL102")]
+    assert codes(IMPORTED_MODEL.replace("model.eval()\n", "")) == []
+
+
+CONDITIONAL_WRAP = """\
+import torch
+from torch import nn
+from mymodels import build
+
+
+def main(n_gpus):
+    model = build()
+    if n_gpus > 1:
+        model = nn.DataParallel(model)
+    model.cuda()
+    print(model.num_classes)
+"""
+
+
+def test_a_model_from_elsewhere_wrapped_on_some_paths_is_a_maybe_wrapper():
+    # coqui TTS: `if num_gpus > 1: model = DDP(model)` around a model built by an imported helper.
+    assert codes(CONDITIONAL_WRAP) == [(11, "DVL401")]
+
+
+def test_an_own_attribute_checked_with_hasattr_is_not_read_through_the_wrapper():
+    # coqui TTS trainer: `elif hasattr(self.model, "eval_log"): self.model.eval_log(...)`.
+    source = """\
+    import torch
+    from torch import nn
+
+    model = nn.DataParallel(nn.Linear(2, 2))
+    if hasattr(model, "num_classes"):
+        print(model.num_classes)
+    print(model.num_classes)
+    """
+    assert codes(source) == [(7, "DVL401")]
+
+
+def test_a_device_read_from_a_string_is_unknown_not_no_device():
+    # peft corda: `.to(get_model_device(linear))` returns `next(model.parameters()).device.type`.
+    source = """\
+    import torch
+    from torch import nn
+
+    class N(nn.Module):
+        def forward(self, x):
+            return torch.eye(3).to(x.device.type) + x
+    """
+    assert codes(source) == []

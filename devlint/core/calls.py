@@ -42,6 +42,7 @@ from devlint.core.values import (
     PARAMETER,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
+    USED_AS_MODULE,
     Kind,
     Origin,
     Value,
@@ -50,6 +51,7 @@ from devlint.core.values import (
     element_of,
     join_all,
     parts,
+    used_as_module,
 )
 from devlint.core.wrappers import WRAPPERS, WrapperEvaluator
 
@@ -160,6 +162,21 @@ _MODULE_SELF_METHODS = frozenset(
         "type",
     }
 )
+_MODULE_EVIDENCE = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "eval",
+    }
+)
+"""Methods that only an ``nn.Module`` has (among what a torch program calls): usage that
+proves an object of a class defined elsewhere is a module."""
 _REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module"})
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
@@ -259,8 +276,10 @@ class CallEvaluator(WrapperEvaluator):
             return value.device
         if is_tensor_like(value):
             return value.device
-        if value.kind is Kind.DTYPE or value.kind is Kind.STRING:
+        if value.kind is Kind.DTYPE:
             return None
+        if value.kind is Kind.STRING:  # `p.device.type`, a config string: a device we cannot read
+            return UNKNOWN
         if value.kind is Kind.SCALAR and isinstance(value.ref, int):
             return Concrete("cuda", value.ref)
         name = dotted_name(node)
@@ -493,6 +512,9 @@ class CallEvaluator(WrapperEvaluator):
         kind = receiver.kind
         if name in MOVES and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
             return self.move(node, func.value, receiver, name, args, env)
+        if kind is Kind.UNKNOWN and name in _MODULE_EVIDENCE:  # an imported model class
+            receiver, kind = used_as_module(receiver), Kind.MODULE
+            self.rebind(func.value, receiver, env)
         if kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo):
             if name in _REGISTRATIONS:
                 return self.register(func.value, name, args, env)
@@ -688,7 +710,10 @@ class CallEvaluator(WrapperEvaluator):
     def module_call(self, node: cst.Call, module: Value, args: Args) -> Value:
         """A layer, model or loss called with inputs; its output lives where it computes."""
         inputs: list[Operand] = []
-        for given in args.all():
+        given_inputs = args.all()
+        if module.ref == USED_AS_MODULE:  # of a model we cannot see, only the first input is
+            given_inputs = given_inputs[:1]  # surely data: others may be lengths, boxes, indices
+        for given in given_inputs:
             if is_tensor_like(given[1]):
                 inputs.append(Operand(*given))
             elif given[1].kind is Kind.SEQUENCE:  # an LSTM's (h0, c0)

@@ -365,7 +365,7 @@ class StatementWalker(CallEvaluator):
 
     def _unwrap(self, path: str, env: Env) -> None:
         """On the path where the test says "not wrapped", a maybe-wrapped model is the model."""
-        value = env.get(path)
+        value = env.get(path) or _attribute_of_instance(path, env)
         if value is not None and value.kind is Kind.WRAPPER and value.ref is not None:
             env.set(path, value.ref.inner.with_device(value.device, value.origin))
 
@@ -493,3 +493,14 @@ def _keeps_registration(previous: Value | None, value: Value) -> Value:
     if previous is not None and previous.ref == BUFFER and value.kind is Kind.TENSOR:
         return replace(value, ref=BUFFER)
     return value
+
+
+def _attribute_of_instance(path: str, env: Env) -> Value | None:
+    """``self.model`` inside a method: what the class's ``__init__`` left there."""
+    owner, _, name = path.rpartition(".")
+    base = env.get(owner) if owner else None
+    if base is None or base.kind is not Kind.INSTANCE or not isinstance(base.ref, ClassInfo):
+        return None
+    if base.keys is not None and name in base.keys:
+        return base.items[base.keys.index(name)]
+    return base.ref.attrs.get(name)

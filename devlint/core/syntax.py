@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from devlint.core import torch_api
 from devlint.core.lattice import Concrete
 
 _DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
@@ -234,6 +235,8 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
 
     ``isinstance(model, nn.DataParallel)``, ``isinstance(m, (DP, DDP))``,
     ``hasattr(model, "module")`` and ``not`` of them; (None, False) otherwise.
+    ``hasattr(model, "<a model's own attribute>")`` is the negated test: true only
+    when the model is not wrapped.
     """
     negated = False
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -244,8 +247,11 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
     path = dotted_name(subject)
     if path is None:
         return None, False
-    if test.func.value == "hasattr" and string_value(kind) == "module":
+    attribute = string_value(kind) if test.func.value == "hasattr" else None
+    if attribute == "module":
         return path, negated
+    if attribute is not None and not torch_api.is_wrapper_attribute(attribute):
+        return path, not negated  # `hasattr(model, "test_run")`: a wrapper has no test_run
     names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
     if test.func.value == "isinstance" and any(last_name(n) in _WRAPPER_NAMES for n in names):
         return path, negated

@@ -178,13 +178,36 @@ def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
         return UNKNOWN_VALUE
     device = join(a.device, b.device, guarded=guarded)
     kinds = {a.kind, b.kind}
-    if kinds == {Kind.MODULE, Kind.WRAPPER}:
+    if kinds == {Kind.MODULE, Kind.WRAPPER} or _wraps_the_other(a, b):
         wrapper = a if a.kind is Kind.WRAPPER else b
         info = replace(wrapper.ref, conditional=True)
         return Value(Kind.WRAPPER, device, wrapper.origin, stateful=True, ref=info)
     if device is UNKNOWN:
         return UNKNOWN_VALUE
     return Value(Kind.UNKNOWN, device, a.origin if device == a.device else b.origin)
+
+
+def _wraps_the_other(a: Value, b: Value) -> bool:
+    """``model = build(); if n > 1: model = DDP(model)``: the wrapper on one path wraps
+    the (imported, unknown) model of the other."""
+    wrapper, other = (a, b) if a.kind is Kind.WRAPPER else (b, a)
+    inner = getattr(wrapper.ref, "inner", None)
+    return (
+        wrapper.kind is Kind.WRAPPER
+        and other.kind is Kind.UNKNOWN
+        and inner is not None
+        and inner.device == other.device
+        and inner.origin is other.origin
+    )
+
+
+USED_AS_MODULE = "used as a module"  # ``ref`` of a model whose class is defined elsewhere
+
+
+def used_as_module(value: Value) -> Value:
+    """A value that usage proves is an ``nn.Module`` (``m.parameters()``, ``DDP(m)``) though
+    its class is elsewhere: a model, so it owns parameters."""
+    return Value(Kind.MODULE, value.device, value.origin, stateful=True, ref=USED_AS_MODULE)
 
 
 def _accelerator_side(a: Value, b: Value) -> Origin | None:
