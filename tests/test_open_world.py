@@ -222,3 +222,23 @@ def test_a_device_read_from_a_string_is_unknown_not_no_device():
             return torch.eye(3).to(x.device.type) + x
     """
     assert codes(source) == []
+
+
+def test_a_module_dict_member_is_called_where_the_dict_is():
+    # nanoGPT-style `self.transformer = nn.ModuleDict(dict(wpe=...))`; `self.transformer.wpe(pos)`.
+    source = """\
+    import torch
+    from torch import nn
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer = nn.ModuleDict(dict(wpe=nn.Embedding(10, 4), drop=nn.Dropout(0.1)))
+
+        def forward(self, idx):
+            pos = torch.arange(0, idx.size(1), dtype=torch.long)
+            return self.transformer.drop(self.transformer.wpe(pos))
+    """
+    assert codes(source) == [(11, "DVL103")]
+    moved = source.replace("dtype=torch.long)", "dtype=torch.long, device=idx.device)")
+    assert codes(moved) == []

@@ -85,6 +85,9 @@ _TENSOR_FROM_DATA = LEGACY_CONSTRUCTORS | {
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
+MODULE_DICT = "torch.nn.ModuleDict"
+DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
+"""What ``module_dict.<name>`` means when it is not a member's name."""
 _MODULE_CONTAINERS = frozenset(
     {
         "torch.nn.Sequential",
@@ -432,7 +435,9 @@ class CallEvaluator(WrapperEvaluator):
         states = {member.stateful for member in members if member.kind is Kind.MODULE}
         unknown = any(member.kind is Kind.UNKNOWN for member in members)
         stateful = True if True in states else (None if unknown or None in states else False)
-        return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful)
+        qualname = "torch.nn." + (last_name(node.func) or "")
+        ref = qualname if qualname in _MODULE_CONTAINERS else None
+        return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=ref)
 
     def apply_spec(
         self,
@@ -534,6 +539,8 @@ class CallEvaluator(WrapperEvaluator):
             return self.wrapper_state_dict(node, func.value)
         if kind is Kind.WRAPPER and not torch_api.is_wrapper_attribute(name):
             return self.call_value(node, self.wrapper_attribute(receiver, name, func), args)
+        if kind is Kind.MODULE and receiver.ref == MODULE_DICT and name not in DICT_API:
+            return self.call_value(node, element_of(receiver), args)  # self.transformer.wpe(p)
         if kind is Kind.MODULE and name == "load_state_dict":
             self.note_state_dict_load(node, func.value, receiver)
         if kind in (Kind.MODULE, Kind.WRAPPER):
@@ -755,6 +762,9 @@ class CallEvaluator(WrapperEvaluator):
             return SCALAR_VALUE
         if name == "str" or name == "repr":
             return Value(Kind.STRING)
+        if name == "dict" and not args.positional and not args.starred:  # dict(wte=..., h=...)
+            keys = tuple(args.keywords)
+            return Value(Kind.MAPPING, keys=keys, items=tuple(v for _, v in args.keywords.values()))
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from devlint.core.binder import Env, join_envs
-from devlint.core.calls import MOVES, CallEvaluator
+from devlint.core.calls import DICT_API, MODULE_DICT, MOVES, CallEvaluator
 from devlint.core.events import DiscardedTransfer, Operand
 from devlint.core.expressions import is_tensor_like
 from devlint.core.lattice import Symbol, is_known
@@ -340,6 +340,8 @@ class StatementWalker(CallEvaluator):
             if path is not None:
                 self.runtime_device = True
                 return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
+        if kind is Kind.MODULE and base.ref == MODULE_DICT and name not in DICT_API:
+            return element_of(base)  # self.transformer.wpe: a member, where the dict is
         if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):
             return Value(Kind.TENSOR, base.device, base.origin, ref=PARAMETER)
         return UNKNOWN_VALUE
