@@ -242,3 +242,20 @@ def test_a_module_dict_member_is_called_where_the_dict_is():
     assert codes(source) == [(11, "DVL103")]
     moved = source.replace("dtype=torch.long)", "dtype=torch.long, device=idx.device)")
     assert codes(moved) == []
+
+
+def test_a_model_with_an_offload_hook_is_anywhere():
+    # accelerate.cpu_offload / pipe.enable_model_cpu_offload: weights move at each call.
+    source = """\
+    import torch
+    from torch import nn
+    from accelerate import cpu_offload
+
+    model = nn.Linear(4, 4)
+    cpu_offload(model, execution_device=torch.device("cuda"))
+    y = model(torch.randn(2, 4, device="cuda"))
+    """
+    assert codes(source) == []
+    assert codes(
+        source.replace('    cpu_offload(model, execution_device=torch.device("cuda"))\n', "")
+    ) == [(6, "DVL102")]

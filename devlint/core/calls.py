@@ -180,6 +180,21 @@ _MODULE_EVIDENCE = frozenset(
 )
 """Methods that only an ``nn.Module`` has (among what a torch program calls): usage that
 proves an object of a class defined elsewhere is a module."""
+_OFFLOAD_HOOKS = frozenset(
+    {
+        "cpu_offload",
+        "cpu_offload_with_hook",
+        "disk_offload",
+        "dispatch_model",
+        "add_hook_to_module",
+        "attach_align_device_hook",
+        "attach_align_device_hook_on_blocks",
+    }
+)
+"""accelerate's hooks on a model: its weights move to the execution device at each call."""
+_OFFLOAD_METHODS = frozenset(
+    {"enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"}
+)
 _REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module"})
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
@@ -207,6 +222,10 @@ class CallEvaluator(WrapperEvaluator):
         elif name == "set_start_method" and node.args:
             method = string_value(node.args[0].value)
             self.spawn_start_method |= method in ("spawn", "forkserver")
+        elif name in _OFFLOAD_HOOKS and node.args:
+            self.offloaded(node.args[0].value, env)
+        elif name in _OFFLOAD_METHODS and isinstance(func, cst.Attribute):
+            self.offloaded(func.value, env)
         if isinstance(func, cst.Attribute):
             receiver = self.eval(func.value, env)
             if receiver.kind is not Kind.NAMESPACE:
@@ -219,6 +238,13 @@ class CallEvaluator(WrapperEvaluator):
         if _sets_up_distributed(name) and _outside_the_file(callee):
             self.sets_cuda_device = True  # a helper we cannot see: it may call set_device
         return self.call_value(node, callee, self.arguments(node, env))
+
+    def offloaded(self, model: cst.BaseExpression, env: Env) -> None:
+        """A hook now moves the model's weights at call time: where they are is unknown."""
+        path = dotted_name(model)
+        value = env.get(path) if path is not None else None
+        if value is not None:
+            env.update(path, value.with_device(UNKNOWN, None))
 
     def synchronize(self, env: Env) -> None:
         """A synchronisation point: pending device-to-host copies are complete."""
