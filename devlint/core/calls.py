@@ -39,10 +39,13 @@ from devlint.core.syntax import (
 from devlint.core.torch_api import CallKind, CallSpec
 from devlint.core.values import (
     ASYNC_COPY,
+    BUFFER,
     LOADER_BATCH,
     NO_DEVICE,
+    PARAMETER,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
+    USED_AS_MODULE,
     Kind,
     Origin,
     Value,
@@ -51,13 +54,12 @@ from devlint.core.values import (
     element_of,
     join_all,
     parts,
+    used_as_module,
 )
 from devlint.core.wrappers import WRAPPERS, WrapperEvaluator
 
 MOVES = frozenset({"to", "cuda", "cpu"})
 CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
-PARAMETER = "parameter"
-BUFFER = "buffer"
 
 LEGACY_CONSTRUCTORS = frozenset(
     {
@@ -86,6 +88,9 @@ _TENSOR_FROM_DATA = LEGACY_CONSTRUCTORS | {
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
+MODULE_DICT = "torch.nn.ModuleDict"
+DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
+"""What ``module_dict.<name>`` means when it is not a member's name."""
 _MODULE_CONTAINERS = frozenset(
     {
         "torch.nn.Sequential",
@@ -163,6 +168,36 @@ _MODULE_SELF_METHODS = frozenset(
         "type",
     }
 )
+_MODULE_EVIDENCE = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "eval",
+    }
+)
+"""Methods that only an ``nn.Module`` has (among what a torch program calls): usage that
+proves an object of a class defined elsewhere is a module."""
+_OFFLOAD_HOOKS = frozenset(
+    {
+        "cpu_offload",
+        "cpu_offload_with_hook",
+        "disk_offload",
+        "dispatch_model",
+        "add_hook_to_module",
+        "attach_align_device_hook",
+        "attach_align_device_hook_on_blocks",
+    }
+)
+"""accelerate's hooks on a model: its weights move to the execution device at each call."""
+_OFFLOAD_METHODS = frozenset(
+    {"enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"}
+)
 _REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module"})
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
@@ -190,6 +225,10 @@ class CallEvaluator(WrapperEvaluator):
         elif name == "set_start_method" and node.args:
             method = string_value(node.args[0].value)
             self.spawn_start_method |= method in ("spawn", "forkserver")
+        elif name in _OFFLOAD_HOOKS and node.args:
+            self.offloaded(node.args[0].value, env)
+        elif name in _OFFLOAD_METHODS and isinstance(func, cst.Attribute):
+            self.offloaded(func.value, env)
         if isinstance(func, cst.Attribute):
             receiver = self.eval(func.value, env)
             if receiver.kind is not Kind.NAMESPACE:
@@ -199,7 +238,16 @@ class CallEvaluator(WrapperEvaluator):
             self.values[func] = callee
         else:
             callee = self.eval(func, env)
+        if _sets_up_distributed(name) and _outside_the_file(callee):
+            self.sets_cuda_device = True  # a helper we cannot see: it may call set_device
         return self.call_value(node, callee, self.arguments(node, env))
+
+    def offloaded(self, model: cst.BaseExpression, env: Env) -> None:
+        """A hook now moves the model's weights at call time: where they are is unknown."""
+        path = dotted_name(model)
+        value = env.get(path) if path is not None else None
+        if value is not None:
+            env.update(path, value.with_device(UNKNOWN, None))
 
     def synchronize(self, env: Env) -> None:
         """A synchronisation point: pending device-to-host copies are complete."""
@@ -259,8 +307,10 @@ class CallEvaluator(WrapperEvaluator):
             return value.device
         if is_tensor_like(value):
             return value.device
-        if value.kind is Kind.DTYPE or value.kind is Kind.STRING:
+        if value.kind is Kind.DTYPE:
             return None
+        if value.kind is Kind.STRING:  # `p.device.type`, a config string: a device we cannot read
+            return UNKNOWN
         if value.kind is Kind.SCALAR and isinstance(value.ref, int):
             return Concrete("cuda", value.ref)
         name = dotted_name(node)
@@ -351,8 +401,9 @@ class CallEvaluator(WrapperEvaluator):
                 return Value(
                     Kind.MODULE, state.device, state.origin, state.ndim, stateful=True, ref=qualname
                 )
-            origin = Origin("created", node)
-            return Value(Kind.MODULE, CPU, origin, stateful=module.stateful, ref=qualname)
+            device = self.device_keyword(args)  # nn.Linear(4, 4, device=device)
+            origin = self.created(node, args) if device is not None else Origin("created", node)
+            return Value(Kind.MODULE, device or CPU, origin, stateful=module.stateful, ref=qualname)
         if torch_api.is_optimizer(qualname):
             return Value(Kind.OPTIMIZER)
         spec = torch_api.torch_function(qualname)
@@ -415,7 +466,9 @@ class CallEvaluator(WrapperEvaluator):
         states = {member.stateful for member in members if member.kind is Kind.MODULE}
         unknown = any(member.kind is Kind.UNKNOWN for member in members)
         stateful = True if True in states else (None if unknown or None in states else False)
-        return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful)
+        qualname = "torch.nn." + (last_name(node.func) or "")
+        ref = qualname if qualname in _MODULE_CONTAINERS else None
+        return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=ref)
 
     def apply_spec(
         self,
@@ -495,6 +548,9 @@ class CallEvaluator(WrapperEvaluator):
         kind = receiver.kind
         if name in MOVES and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
             return self.move(node, func.value, receiver, name, args, env)
+        if kind is Kind.UNKNOWN and name in _MODULE_EVIDENCE:  # an imported model class
+            receiver, kind = used_as_module(receiver), Kind.MODULE
+            self.rebind(func.value, receiver, env)
         if kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo):
             if name in _REGISTRATIONS:
                 return self.register(func.value, name, args, env)
@@ -514,6 +570,8 @@ class CallEvaluator(WrapperEvaluator):
             return self.wrapper_state_dict(node, func.value)
         if kind is Kind.WRAPPER and not torch_api.is_wrapper_attribute(name):
             return self.call_value(node, self.wrapper_attribute(receiver, name, func), args)
+        if kind is Kind.MODULE and receiver.ref == MODULE_DICT and name not in DICT_API:
+            return self.call_value(node, element_of(receiver), args)  # self.transformer.wpe(p)
         if kind is Kind.MODULE and name == "load_state_dict":
             self.note_state_dict_load(node, func.value, receiver)
         if kind in (Kind.MODULE, Kind.WRAPPER):
@@ -690,7 +748,10 @@ class CallEvaluator(WrapperEvaluator):
     def module_call(self, node: cst.Call, module: Value, args: Args) -> Value:
         """A layer, model or loss called with inputs; its output lives where it computes."""
         inputs: list[Operand] = []
-        for given in args.all():
+        given_inputs = args.all()
+        if module.ref == USED_AS_MODULE:  # of a model we cannot see, only the first input is
+            given_inputs = given_inputs[:1]  # surely data: others may be lengths, boxes, indices
+        for given in given_inputs:
             if is_tensor_like(given[1]):
                 inputs.append(Operand(*given))
             elif given[1].kind is Kind.SEQUENCE:  # an LSTM's (h0, c0)
@@ -737,6 +798,9 @@ class CallEvaluator(WrapperEvaluator):
             return SCALAR_VALUE
         if name == "str" or name == "repr":
             return Value(Kind.STRING)
+        if name == "dict" and not args.positional and not args.starred:  # dict(wte=..., h=...)
+            keys = tuple(args.keywords)
+            return Value(Kind.MAPPING, keys=keys, items=tuple(v for _, v in args.keywords.values()))
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:
@@ -744,6 +808,20 @@ class CallEvaluator(WrapperEvaluator):
             origin = Origin("batch from {}", node, node, LOADER_BATCH)
             return Value(Kind.BATCH, iterable.device, origin)
         return element_of(iterable)
+
+
+def _sets_up_distributed(name: str | None) -> bool:
+    """``init_distributed_mode(args)``, ``setup_dist()``: a helper that sets up the process
+    group (and usually this process's GPU with ``torch.cuda.set_device``)."""
+    lowered = (name or "").lower()
+    return "dist" in lowered and ("init" in lowered or "setup" in lowered)
+
+
+def _outside_the_file(callee: Value) -> bool:
+    """An imported callable, not torch's own (whose device effects the table knows)."""
+    if callee.kind is Kind.NAMESPACE:
+        return not str(callee.ref).startswith("torch.")
+    return callee.kind is Kind.UNKNOWN
 
 
 def _literal_ndim(node: cst.BaseExpression) -> int | None:

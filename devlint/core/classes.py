@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import builtins
+import sys
 from dataclasses import replace
 
 import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
-from devlint.core.calls import BUFFER, CALL_RESULT, PARAMETER
+from devlint.core.calls import CALL_RESULT
 from devlint.core.functions import MAX_CALL_DEPTH, FunctionAnalysis, args_signature
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
-from devlint.core.syntax import statements_on_self
+from devlint.core.syntax import registers_on_self, statements_on_self
 from devlint.core.values import (
+    BUFFER,
+    PARAMETER,
     PLAIN_ATTRIBUTE,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
@@ -47,6 +51,7 @@ class ClassAnalysis(FunctionAnalysis):
                 info.methods.update(parent.methods)
                 info.attrs.update(parent.attrs)
                 info.stateful = parent.stateful
+                info.open_base = info.open_base or parent.open_base
             elif value.kind is Kind.NAMESPACE and value.ref in _MODULE_BASES:
                 info.kind = ClassKind.MODULE
             elif value.kind is Kind.NAMESPACE and value.ref in _DATASET_BASES:
@@ -56,9 +61,14 @@ class ClassAnalysis(FunctionAnalysis):
                 unknown_base = True
             elif base.keyword is None:
                 unknown_base = True
+                info.open_base = info.open_base or self._may_be_module(base.value, value, env)
         for item in statement.body.body:
             if isinstance(item, cst.FunctionDef):
                 info.methods[item.name.value] = FunctionInfo(item, env, info)
+        if info.open_base and info.kind is ClassKind.PLAIN and _acts_as_module(info):
+            info.kind = ClassKind.MODULE
+        if info.kind is ClassKind.MODULE:  # what a plain mixin's __init__ set is registered too
+            info.attrs = {name: _as_seen_inside(value) for name, value in info.attrs.items()}
         env.set(statement.name.value, Value(Kind.CLASS, ref=info))
         init = info.methods.get("__init__")
         if init is not None and init.owner is info:
@@ -69,6 +79,25 @@ class ClassAnalysis(FunctionAnalysis):
             if method.owner is info and method is not init and self.pending:
                 self.pending[-1].append(method)
         return env
+
+    def _may_be_module(self, node: cst.BaseExpression, value: Value, env: Env) -> bool:
+        """Whether a base the file does not define may be an ``nn.Module`` subclass.
+
+        Only torch's own non-module classes, the standard library and builtins
+        (``object``, ``Exception``) are known not to be; anything imported from
+        elsewhere may be.
+        """
+        if isinstance(node, cst.Subscript):  # Generic[T], SomeBase[Config]
+            return self._may_be_module(node.value, self.values.get(node.value, UNKNOWN_VALUE), env)
+        if value.kind is Kind.NAMESPACE and isinstance(value.ref, str):
+            root = value.ref.split(".", 1)[0]
+            if root == "torch":
+                return value.ref.startswith("torch.nn.")
+            return root not in sys.stdlib_module_names
+        unbound = isinstance(node, cst.Name) and env.get(node.value) is None
+        if unbound and value.kind is Kind.UNKNOWN:
+            return not hasattr(builtins, node.value)
+        return value.kind is Kind.UNKNOWN
 
     def _analyse_init(self, info: ClassInfo, init: FunctionInfo, unknown_base: bool) -> None:
         self.analysed.add(init.node)
@@ -83,6 +112,9 @@ class ClassAnalysis(FunctionAnalysis):
             info.stateful = _stateful(attrs.values(), info.stateful, unknown_base)
             for name, value in attrs.items():
                 attrs[name] = _as_seen_inside(value)
+        elif info.open_base:
+            for name, value in attrs.items():
+                attrs[name] = _movable_from_outside(value)
         info.attrs.update(attrs)
 
     def _construct_attrs(
@@ -145,6 +177,22 @@ class ClassAnalysis(FunctionAnalysis):
 def _is_state(value: Value) -> bool:
     """A submodule, parameter or buffer: what ``Module.to()`` moves."""
     return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
+
+
+def _acts_as_module(info: ClassInfo) -> bool:
+    """Whether a class behaves as an ``nn.Module``: it defines ``forward`` or registers state."""
+    return "forward" in info.methods or any(
+        registers_on_self(method.node) for method in info.methods.values()
+    )
+
+
+def _movable_from_outside(value: Value) -> Value:
+    """An attribute of a class whose base is not in the file, as its methods see it.
+
+    If that base is an ``nn.Module``, its ``.to()`` moves the submodules,
+    parameters and buffers ``__init__`` set: where they are is unknown.
+    """
+    return value.with_device(UNKNOWN, None) if _is_state(value) else value
 
 
 def _as_seen_inside(value: Value) -> Value:

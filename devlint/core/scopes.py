@@ -36,7 +36,9 @@ class ClassInfo:
 
     ``attrs`` are the values of ``self.<name>`` after ``__init__`` as seen from
     the other methods; ``stateful`` whether instances own parameters or buffers
-    (modules); ``moves_itself`` whether ``__init__`` moves the module to a device.
+    (modules); ``moves_itself`` whether ``__init__`` moves the module to a device;
+    ``open_base`` whether a base outside the file may be an ``nn.Module`` (its
+    ``.to()`` would then move what ``__init__`` registers).
     """
 
     node: cst.ClassDef
@@ -45,6 +47,7 @@ class ClassInfo:
     attrs: dict[str, Value] = field(default_factory=dict)
     stateful: bool | None = None
     moves_itself: bool = False
+    open_base: bool = False
 
     @property
     def name(self) -> str:

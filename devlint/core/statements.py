@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from devlint.core.binder import Env, Narrowing, join_envs
-from devlint.core.calls import MOVES, CallEvaluator
+from devlint.core.calls import DICT_API, MODULE_DICT, MOVES, CallEvaluator
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.expressions import is_tensor_like
 from devlint.core.flags import Flag, flag_of
@@ -17,7 +17,9 @@ from devlint.core.lattice import Concrete, Symbol, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
 from devlint.core.values import (
+    BUFFER,
     NONE_VALUE,
+    PARAMETER,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
@@ -290,7 +292,7 @@ class StatementWalker(CallEvaluator):
         elif isinstance(target, cst.Attribute):
             path = dotted_name(target)
             if path is not None:
-                env.set(path, value)
+                env.set(path, _keeps_registration(env.get(path), value))
             else:
                 self.eval(target.value, env)
         elif isinstance(target, cst.Subscript):
@@ -389,8 +391,10 @@ class StatementWalker(CallEvaluator):
             if path is not None:
                 self.runtime_device = True
                 return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
+        if kind is Kind.MODULE and base.ref == MODULE_DICT and name not in DICT_API:
+            return element_of(base)  # self.transformer.wpe: a member, where the dict is
         if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):
-            return Value(Kind.TENSOR, base.device, base.origin)
+            return Value(Kind.TENSOR, base.device, base.origin, ref=PARAMETER)
         return UNKNOWN_VALUE
 
     # -- control flow ---------------------------------------------------------------
@@ -452,7 +456,9 @@ class StatementWalker(CallEvaluator):
 
     def _unwrap(self, path: str, env: Env | None) -> None:
         """On the path where the test says "not wrapped", a maybe-wrapped model is the model."""
-        value = env.get(path) if env is not None else None
+        if env is None:
+            return
+        value = env.get(path) or _attribute_of_instance(path, env)
         if value is not None and value.kind is Kind.WRAPPER and value.ref is not None:
             env.set(path, value.ref.inner.with_device(value.device, value.origin))
 
@@ -604,3 +610,22 @@ def _forget_changes(before: Env, after: Env) -> Env:
         if previous is None or not previous.same(value):
             result.bindings[name] = UNKNOWN_VALUE
     return result
+
+
+def _keeps_registration(previous: Value | None, value: Value) -> Value:
+    """A tensor assigned to a registered buffer's name stays a buffer (``Module.__setattr__``
+    stores it in ``_buffers``), so ``.to()`` still moves it."""
+    if previous is not None and previous.ref == BUFFER and value.kind is Kind.TENSOR:
+        return replace(value, ref=BUFFER)
+    return value
+
+
+def _attribute_of_instance(path: str, env: Env) -> Value | None:
+    """``self.model`` inside a method: what the class's ``__init__`` left there."""
+    owner, _, name = path.rpartition(".")
+    base = env.get(owner) if owner else None
+    if base is None or base.kind is not Kind.INSTANCE or not isinstance(base.ref, ClassInfo):
+        return None
+    if base.keys is not None and name in base.keys:
+        return base.items[base.keys.index(name)]
+    return base.ref.attrs.get(name)

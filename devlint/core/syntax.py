@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
+from devlint.core import torch_api
 from devlint.core.lattice import Concrete
 
 _DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
@@ -163,6 +164,36 @@ def assignments_to_self(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, st
     ]
 
 
+_MODULE_ONLY_METHODS = frozenset({"register_buffer", "register_parameter", "add_module"})
+
+
+def registers_on_self(function: cst.FunctionDef) -> bool:
+    """Whether a method calls ``self.register_buffer``/``register_parameter``/``add_module``:
+    methods only an ``nn.Module`` has."""
+    params = [*function.params.posonly_params, *function.params.params]
+    if not params:
+        return False
+    owner = params[0].name.value
+    finder = _CallFinder(owner, _MODULE_ONLY_METHODS)
+    function.body.visit(finder)
+    return finder.found
+
+
+class _CallFinder(cst.CSTVisitor):
+    """Looks for a call ``<owner>.<one of names>(...)``."""
+
+    def __init__(self, owner: str, names: frozenset[str]) -> None:
+        self.owner = owner
+        self.names = names
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in self.names:
+            self.found = self.found or _is_attribute_of(func, self.owner)
+        return not self.found
+
+
 def _assignment_targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
     if isinstance(small, cst.Assign):
         return [target.target for target in small.targets]
@@ -204,6 +235,8 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
 
     ``isinstance(model, nn.DataParallel)``, ``isinstance(m, (DP, DDP))``,
     ``hasattr(model, "module")`` and ``not`` of them; (None, False) otherwise.
+    ``hasattr(model, "<a model's own attribute>")`` is the negated test: true only
+    when the model is not wrapped.
     """
     negated = False
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -214,8 +247,11 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
     path = dotted_name(subject)
     if path is None:
         return None, False
-    if test.func.value == "hasattr" and string_value(kind) == "module":
+    attribute = string_value(kind) if test.func.value == "hasattr" else None
+    if attribute == "module":
         return path, negated
+    if attribute is not None and not torch_api.is_wrapper_attribute(attribute):
+        return path, not negated  # `hasattr(model, "test_run")`: a wrapper has no test_run
     names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
     if test.func.value == "isinstance" and any(last_name(n) in _WRAPPER_NAMES for n in names):
         return path, negated

@@ -65,6 +65,9 @@ ASYNC_COPY = "async-copy"  # a non-blocking device-to-host copy, not yet synchro
 WRAPPER_OUTPUT = "wrapper-output"  # gathered by DataParallel on its output device
 WRAPPED_STATE = "wrapped-state"  # a state_dict taken through a DataParallel/DDP wrapper
 
+PARAMETER = "parameter"  # ``ref`` of an nn.Parameter
+BUFFER = "buffer"  # ``ref`` of a tensor registered with ``register_buffer``
+
 
 @dataclass(frozen=True, eq=False)
 class Value:
@@ -165,8 +168,14 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         a.keys if a.keys == b.keys else None,
         _join_opt(a.element, b.element, guarded),
         a.stateful if a.stateful == b.stateful else None,
-        a.ref if same_ref else None,
+        a.ref if same_ref else _join_registered(a.ref, b.ref),
     )
+
+
+def _join_registered(a: object, b: object) -> object:
+    """A parameter on one path and a buffer on the other: registered either way, so
+    ``Module.to()`` moves it (joined as a parameter)."""
+    return PARAMETER if {a, b} == {PARAMETER, BUFFER} else None
 
 
 def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
@@ -180,7 +189,7 @@ def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
         return UNKNOWN_VALUE
     device = join(a.device, b.device, guarded=guarded)
     kinds = {a.kind, b.kind}
-    if kinds == {Kind.MODULE, Kind.WRAPPER}:
+    if kinds == {Kind.MODULE, Kind.WRAPPER} or _wraps_the_other(a, b):
         wrapper = a if a.kind is Kind.WRAPPER else b
         info = replace(wrapper.ref, conditional=True)
         return Value(Kind.WRAPPER, device, wrapper.origin, stateful=True, ref=info)
@@ -202,6 +211,29 @@ def appended(sequence: Value, element: Value) -> Value:
     if sequence.items == ():
         return Value(Kind.SEQUENCE, element=element)
     return Value(Kind.SEQUENCE, element=join_values(element_of(sequence), element))
+
+
+def _wraps_the_other(a: Value, b: Value) -> bool:
+    """``model = build(); if n > 1: model = DDP(model)``: the wrapper on one path wraps
+    the (imported, unknown) model of the other."""
+    wrapper, other = (a, b) if a.kind is Kind.WRAPPER else (b, a)
+    inner = getattr(wrapper.ref, "inner", None)
+    return (
+        wrapper.kind is Kind.WRAPPER
+        and other.kind is Kind.UNKNOWN
+        and inner is not None
+        and inner.device == other.device
+        and inner.origin is other.origin
+    )
+
+
+USED_AS_MODULE = "used as a module"  # ``ref`` of a model whose class is defined elsewhere
+
+
+def used_as_module(value: Value) -> Value:
+    """A value that usage proves is an ``nn.Module`` (``m.parameters()``, ``DDP(m)``) though
+    its class is elsewhere: a model, so it owns parameters."""
+    return Value(Kind.MODULE, value.device, value.origin, stateful=True, ref=USED_AS_MODULE)
 
 
 def _accelerator_side(a: Value, b: Value) -> Origin | None:

@@ -29,6 +29,7 @@ from devlint.core.values import (
     Kind,
     Origin,
     Value,
+    used_as_module,
 )
 
 WRAPPERS = {
@@ -56,6 +57,8 @@ class WrapperEvaluator(ExpressionEvaluator):
         """``nn.DataParallel(model, device_ids=[0, 1], output_device=0)``."""
         given = args.get(0, "module")
         inner = given[1] if given else UNKNOWN_VALUE
+        if inner.kind is Kind.UNKNOWN:  # DDP(GPT(config)): only a module can be wrapped
+            inner = used_as_module(inner)
         ids = args.get(1, "device_ids")
         device_ids = None
         if ids is not None and isinstance(ids[0], (cst.List, cst.Tuple)):
