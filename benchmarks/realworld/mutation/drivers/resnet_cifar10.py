@@ -1,5 +1,7 @@
-"""akamaster/pytorch_resnet_cifar10: trainer.py (a DataParallel ResNet-20) for two epochs on
-eight synthetic CIFAR-10 images, then resumed from the checkpoint it saved and evaluated."""
+"""akamaster/pytorch_resnet_cifar10: trainer.py (a ResNet-20 in DataParallel over two GPUs) for
+two epochs on eight synthetic CIFAR-10 images, then resumed from its checkpoint and evaluated.
+
+With one GPU DataParallel moves the module itself; the script is written for several."""
 
 import sys
 from pathlib import Path
