@@ -112,6 +112,26 @@ def test_creating_on_the_host_and_moving_on_the_same_line_is_measured(gpus):
     ]
 
 
+def test_a_cast_by_dtype_keeps_the_device_and_a_legacy_type_name_picks_one(gpus):
+    """``Tensor.type``: a dtype casts in place; ``torch.X``/``torch.cuda.X`` names choose the host
+    or a GPU (the tensor's own GPU when it is on one, else the current one), as CUDA builds do."""
+    gpu = torch.ones(2, device="cuda:1")
+    assert gpu.type(torch.float16).device == torch.device("cuda:1")
+    assert gpu.type(torch.float16).type() == "torch.cuda.HalfTensor"
+    assert gpu.type(torch.float32) is gpu and gpu.type("torch.cuda.FloatTensor") is gpu
+    assert gpu.type("torch.cuda.HalfTensor").device == torch.device("cuda:1")
+    assert gpu.type(torch.cuda.DoubleTensor).device == torch.device("cuda:1")
+    assert gpu.type("torch.FloatTensor").device.type == "cpu"
+    assert gpu.type(torch.LongTensor).dtype == torch.int64
+    assert gpu.type(torch.LongTensor).device.type == "cpu"
+    assert torch.ones(2).type("torch.cuda.FloatTensor").device == torch.device("cuda:0")
+    assert torch.ones(2).type(torch.float16).device.type == "cpu"
+    for cast in (gpu.float, gpu.half, gpu.double, gpu.bfloat16, gpu.long):
+        assert cast().device == torch.device("cuda:1")
+    with pytest.raises(ValueError, match=r"invalid type: 'torch\.Bogus'"):
+        gpu.type("torch.Bogus")
+
+
 def test_the_cuda_queries_answer_for_the_virtual_gpus(gpus):
     assert torch.cuda.get_device_name(0) and torch.cuda.current_device() == 0
     with torch.cuda.device(1):

@@ -82,3 +82,8 @@ def test_a_transfer_that_only_changes_dtype_is_no_site():
 def test_an_element_of_a_batch_comprehension_is_a_batch_site():
     source = "def f(batch, device):\n    return [t.to(device) for t in batch]\n"
     assert [(m.kind, m.after) for m in mutants(source)] == [("batch-transfer-dropped", "t")]
+
+
+def test_a_legacy_tensor_constructor_moved_is_a_tensor_site_not_a_model():
+    source = "import torch\ndef f(s, device):\n    return torch.FloatTensor(s).to(device)\n"
+    assert [m.kind for m in mutants(source)] == ["tensor-transfer-dropped"]

@@ -168,7 +168,57 @@ def fake_torchvision(samples: int = 8) -> None:
     datasets = stub_module(
         "torchvision.datasets", MNIST=dataset((1, 28, 28)), CIFAR10=dataset((3, 32, 32))
     )
+
+    def any_transform(name: str) -> Callable[..., Callable[[object], object]]:
+        if name.startswith("__"):  # ``__file__`` and kin, which ``inspect`` asks every module
+            raise AttributeError(name)
+        return transform
+
     transforms = stub_module("torchvision.transforms")
-    transforms.__getattr__ = lambda name: transform  # type: ignore[attr-defined]
+    transforms.__getattr__ = any_transform  # type: ignore[attr-defined]
     utils = stub_module("torchvision.utils", save_image=lambda *args, **kwargs: None)
     stub_module("torchvision", datasets=datasets, transforms=transforms, utils=utils)
+
+
+def fake_gym(state_size: int = 3, action_size: int = 2, episode: int = 4) -> None:
+    """gym for scripts that only step an environment: ``gym.make`` gives one of the right shapes.
+
+    States are random, the reward is the action's sum, an episode ends after ``episode`` steps.
+    """
+    import numpy as np
+
+    class Box:
+        def __init__(self, size: int) -> None:
+            self.shape = (size,)
+            self.high = np.ones(size, dtype=np.float32)
+            self.low = -self.high
+
+        def seed(self, seed: int) -> None:
+            pass
+
+        def sample(self) -> np.ndarray:
+            return np.random.uniform(-1, 1, self.shape).astype(np.float32)
+
+    class Environment:
+        _max_episode_steps = episode
+
+        def __init__(self, name: str) -> None:
+            self.observation_space, self.action_space = Box(state_size), Box(action_size)
+            self.steps = 0
+
+        def seed(self, seed: int) -> None:
+            pass
+
+        def reset(self) -> np.ndarray:
+            self.steps = 0
+            return np.random.randn(state_size)
+
+        def step(self, action: np.ndarray) -> tuple:
+            self.steps += 1
+            state = np.random.randn(state_size)
+            return state, float(np.sum(action)), self.steps >= episode, {}
+
+        def close(self) -> None:
+            pass
+
+    stub_module("gym", make=Environment)

@@ -420,8 +420,8 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
 
 
 def _is_construction(expr: cst.BaseExpression) -> bool:
-    """``Net(...)``: a class (CamelCase) being built."""
+    """``Net(...)``: a class (CamelCase) being built; not a tensor (``torch.FloatTensor(...)``)."""
     if not isinstance(expr, cst.Call):
         return False
     name = _callee(expr)
-    return bool(name) and name[0].isupper()
+    return bool(name) and name[0].isupper() and not name.endswith("Tensor")

@@ -103,14 +103,20 @@ def install(patches: Patches, state: EmulatorState) -> None:
         return here.index if here.type == "cuda" else -1
 
     def type_(self: torch.Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any):
-        if dtype is None and device_of(self).type == "cuda":
-            return legacy_type_name(self)
-        if isinstance(dtype, str) and "cuda" in dtype:
-            host = _Base.type(_Base.cpu(self.detach()), dtype.replace(".cuda", ""))
-            return to(self, state.cuda(), dtype=host.dtype, non_blocking=non_blocking)
-        if device_of(self).type == "cuda" and dtype is not None:
-            return _Base.type(cpu(self), dtype, non_blocking, **kwargs)
-        return _Base.type(self, dtype, non_blocking, **kwargs)
+        """As ``THPVariable_type``: a dtype keeps the device; a legacy type name's prefix
+        (``torch.cuda.``) picks CUDA or the host, keeping the tensor's own device of that kind."""
+        here = device_of(self)
+        if dtype is None:
+            return legacy_type_name(self) if here.type == "cuda" else _Base.type(self)
+        if isinstance(dtype, torch.dtype):
+            return to(self, dtype=dtype, non_blocking=non_blocking, **kwargs)
+        name = _legacy_type_name_of(dtype)
+        on_cuda = name.startswith(_CUDA_TYPE_PREFIX)
+        host_name = "torch." + name.removeprefix(_CUDA_TYPE_PREFIX) if on_cuda else name
+        cast = _Base.type(torch.empty(0), host_name).dtype  # raises PyTorch's "invalid type"
+        same_kind = on_cuda == (here.type == "cuda")
+        target = here if same_kind else (state.cuda() if on_cuda else CPU)
+        return to(self, target, dtype=cast, non_blocking=non_blocking, **kwargs)
 
     def record_stream(self: torch.Tensor, stream: Any) -> None:
         if device_of(self).type != "cuda":
@@ -215,6 +221,18 @@ def _parse_to_with_gpu_ordinals(original: Any) -> Any:
         return original(*args, **kwargs)
 
     return parse_to
+
+
+_CUDA_TYPE_PREFIX = "torch.cuda."
+
+
+def _legacy_type_name_of(dtype: Any) -> str:
+    """``Tensor.type``'s non-dtype argument as its name: ``"torch.cuda.HalfTensor"``."""
+    if isinstance(dtype, str):
+        return dtype
+    if isinstance(dtype, type):
+        return "torch.Tensor" if dtype is torch.Tensor else f"{dtype.__module__}.{dtype.__name__}"
+    raise TypeError("dtype must be a type, str, or dtype object")
 
 
 def _is_ordinal(value: object) -> bool:
