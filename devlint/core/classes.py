@@ -8,12 +8,14 @@ import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
-from devlint.core.calls import BUFFER, CALL_RESULT, PARAMETER
+from devlint.core.calls import CALL_RESULT
 from devlint.core.functions import MAX_CALL_DEPTH, FunctionAnalysis, args_signature
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.syntax import statements_on_self
 from devlint.core.values import (
+    BUFFER,
+    PARAMETER,
     PLAIN_ATTRIBUTE,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
@@ -60,6 +62,7 @@ class ClassAnalysis(FunctionAnalysis):
             if isinstance(item, cst.FunctionDef):
                 info.methods[item.name.value] = FunctionInfo(item, env, info)
         env.set(statement.name.value, Value(Kind.CLASS, ref=info))
+        self.places_tensors |= info.kind is ClassKind.MODULE
         init = info.methods.get("__init__")
         if init is not None and init.owner is info:
             self._analyse_init(info, init, unknown_base)
