@@ -302,3 +302,18 @@ def test_parameter_in_one_branch_and_buffer_in_the_other_is_module_state():
                 return x * torch.sigmoid(self.mix)
         """
     assert findings(source) == []
+
+
+def test_caller_passing_a_tensor_of_unknown_device_keeps_the_parameter_symbol():
+    # speechbrain VAD.get_boundaries: apply_threshold's result says nothing about its device
+    source = """\
+        import torch
+
+        def boundaries(prob_th):
+            shifted = torch.roll(prob_th, dims=1, shifts=1)
+            return torch.cat((prob_th + shifted, torch.Tensor([1.0]).unsqueeze(0)), dim=1)
+
+        def segments(vad, wav):
+            return boundaries(torch.sigmoid(vad.logits(wav)) > 0.5)
+        """
+    assert lines_and_codes(source, places=True) == [(5, "DVL103")]

@@ -19,7 +19,7 @@ from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.statements import Frame, StatementWalker
 from devlint.core.syntax import is_device_name, is_loader_name, words_in
 from devlint.core.tensor_evidence import tensor_parameters
-from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all
+from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all, parts
 
 MAX_CALL_DEPTH = 4
 
@@ -152,8 +152,8 @@ class FunctionAnalysis(StatementWalker):
         if given is None and args is not None:
             given = args.keywords.get(name)
         value = given[1] if given is not None else None
-        if value is not None and (value.kind is not Kind.UNKNOWN or is_known(value.device)):
-            passed.add(name)
+        if value is not None and any(is_known(part.device) for part in parts(value)):
+            passed.add(name)  # a caller here says where it lives: its context covers it
         if value is None and args is not None and param.default is not None:
             value = self.eval(param.default, env.parent or env)
         if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
