@@ -43,6 +43,7 @@ class Analysis(ClassAnalysis):
             runtime_device=self.runtime_device,
             spawn_start_method=self.spawn_start_method,
             sets_cuda_device=self.sets_cuda_device,
+            places_tensors=self.places_tensors,
         )
         facts.collect(self.events)
         return facts

@@ -54,6 +54,7 @@ from devlint.core.values import (
     element_of,
     join_all,
     parts,
+    result_base,
     used_as_module,
 )
 from devlint.core.wrappers import WRAPPERS, WrapperEvaluator
@@ -107,8 +108,13 @@ _PASS_THROUGH = frozenset(
         "tqdm.std.tqdm",
         "reversed",
         "sorted",
+        "einops.rearrange",
+        "einops.repeat",
+        "torch.autograd.Variable",
+        "torch.autograd.variable.Variable",
     }
 )
+"""Calls whose result is their first argument, or lives where it lives."""
 _NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 _RUNTIME_DEVICE_CHECKS = frozenset(
     {
@@ -329,6 +335,7 @@ class CallEvaluator(WrapperEvaluator):
         given = args.keywords.get("device")
         if given is None:
             return None
+        self.places_tensors = True
         device = self.device_argument(*given)
         return UNKNOWN if device is None else device
 
@@ -412,6 +419,8 @@ class CallEvaluator(WrapperEvaluator):
         if qualname in _PASS_THROUGH:
             return self.builtin_call("iter", node, args)
         if qualname.startswith("torch.cuda."):
+            if qualname.replace(".cuda", "", 1) in LEGACY_CONSTRUCTORS:  # torch.cuda.LongTensor
+                return Value(Kind.TENSOR, Concrete("cuda"), Origin("created", node))
             return SCALAR_VALUE
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
@@ -481,6 +490,9 @@ class CallEvaluator(WrapperEvaluator):
         """What a torch function or tensor method described by the API table returns."""
         kind = spec.kind
         if kind is CallKind.FACTORY:
+            out = args.keywords.get("out")
+            if out is not None and is_tensor_like(out[1]):  # written into `out`, on its device
+                return out[1]
             device = self.device_keyword(args) or CPU
             return Value(Kind.TENSOR, device, self.created(node, args), _factory_ndim(spec, args))
         if kind is CallKind.NON_TENSOR:
@@ -494,8 +506,11 @@ class CallEvaluator(WrapperEvaluator):
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
         if kind is CallKind.COMBINE:
             self.meet(node, name, operands, spec.strict)
-        known = [op.value for op in operands if is_known(op.value.device)]
-        base = known[0] if known else (operands[0].value if operands else UNKNOWN_VALUE)
+        base = result_base([op.value for op in operands])
+        if base is None:
+            base = operands[0].value if operands else UNKNOWN_VALUE
+        elif base.device == CPU and base.ndim != 1 and _unknown_argument(args):
+            base = UNKNOWN_VALUE  # a cpu 0-dim operand takes the device of an unseen one
         if spec.reduces and not _has_dim_argument(args):
             ndim = 0
         elif kind is CallKind.COMBINE:
@@ -613,6 +628,7 @@ class CallEvaluator(WrapperEvaluator):
         the statement walker, which knows it is a statement.
         """
         target, subject = self.move_target(name, args)
+        self.places_tensors |= target != CPU  # host-side code only ever calls `.cpu()`
         if name != "to" or not _is_true_keyword(args, "non_blocking"):
             self.synchronize_if_blocking(receiver, env)
         if target is None:
@@ -847,11 +863,16 @@ def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
     if "size" in args.keywords:
         sizes = [args.keywords["size"][0]]
     if not sizes:
-        return 0
+        return 1 if args.starred else 0  # torch.ones(*x.size())
     first = sizes[0]
     if len(sizes) == 1 and isinstance(first, (cst.Tuple, cst.List)) and not first.elements:
         return 0
     return 1
+
+
+def _unknown_argument(args: Args) -> bool:
+    """An argument the analysis cannot see (it may be a tensor on any device)."""
+    return any(value.kind is Kind.UNKNOWN for _, value in args.all())
 
 
 def _has_dim_argument(args: Args) -> bool:

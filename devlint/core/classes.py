@@ -70,6 +70,7 @@ class ClassAnalysis(FunctionAnalysis):
         if info.kind is ClassKind.MODULE:  # what a plain mixin's __init__ set is registered too
             info.attrs = {name: _as_seen_inside(value) for name, value in info.attrs.items()}
         env.set(statement.name.value, Value(Kind.CLASS, ref=info))
+        self.places_tensors |= info.kind is ClassKind.MODULE
         init = info.methods.get("__init__")
         if init is not None and init.owner is info:
             self._analyse_init(info, init, unknown_base)

@@ -15,8 +15,15 @@ from dataclasses import dataclass
 
 from devlint.core import torch_api
 from devlint.core.events import ADVANCED_INDEXING, Facts, ModuleCall, Operand, OperandsMeet
-from devlint.core.lattice import CPU, Concrete, conflict
-from devlint.core.syntax import root_name
+from devlint.core.lattice import (
+    CPU,
+    MODULE_DEVICE,
+    Concrete,
+    Symbol,
+    conflict,
+    is_hard_coded_accelerator,
+)
+from devlint.core.syntax import is_rank_name, root_name
 from devlint.core.values import LOADER_BATCH, NO_DEVICE, PLAIN_ATTRIBUTE, WRAPPER_OUTPUT, Kind
 from devlint.diagnostic import Severity
 
@@ -30,6 +37,9 @@ INDEX_OPERATIONS = frozenset(
 INDEX_MODULES = frozenset({"torch.nn.Embedding", "torch.nn.EmbeddingBag"})
 LOSS_WEIGHTS = frozenset({"weight", "pos_weight"})
 ELEMENTWISE_WEIGHT_LOSSES = frozenset({"torch.nn.BCEWithLogitsLoss", "torch.nn.BCELoss"})
+CPU_OPERAND_MODULES = frozenset({"torch.nn.CTCLoss"})
+"""Modules whose other inputs may stay on the CPU: CTC targets and lengths (cuDNN wants them
+there; the native kernel moves them itself)."""
 
 
 class Cause(enum.Enum):
@@ -37,6 +47,7 @@ class Cause(enum.Enum):
 
     LOADER_BATCH = "loader batch"
     WRAPPER_OUTPUT = "data-parallel output"
+    HARD_CODED = "hard-coded accelerator"
     PLAIN_ATTRIBUTE = "plain attribute"
     NO_DEVICE_FACTORY = "factory without device"
     INDEX = "indices"
@@ -46,7 +57,8 @@ class Cause(enum.Enum):
 
 @dataclass(frozen=True, eq=False)
 class Clash:
-    """Two operands whose devices conflict; ``first`` is the cpu side when there is one."""
+    """Two operands whose devices conflict; ``first`` is the cpu side when there is one,
+    else the side on a hard-coded accelerator (``.cuda()``) against a run-time device."""
 
     first: Operand
     second: Operand
@@ -58,11 +70,23 @@ def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
     severity = conflict(a.value.device, b.value.device) or _gathered_elsewhere(a, b)
     if severity is None:
         return None
-    if b.value.device == CPU:
+    if b.value.device == CPU or _hard_coded(b, a):
         a, b = b, a
     if not strict and a.value.device == CPU and a.value.ndim != 1:
         return None  # a cpu 0-dim tensor may join a CUDA elementwise op (or it may be one)
+    if _hard_coded(a, b) and (_gpu_index(b.value.device) or (not strict and b.value.ndim == 0)):
+        return None  # `cuda:{rank}` is the current GPU after set_device; a cpu 0-dim may join
     return Clash(a, b, severity)
+
+
+def _hard_coded(a: Operand, b: Operand) -> bool:
+    """``a`` sits on a literal accelerator, ``b`` on a device chosen at run time."""
+    return is_hard_coded_accelerator(a.value.device) and isinstance(b.value.device, Symbol)
+
+
+def _gpu_index(device: object) -> bool:
+    """A symbol naming this process's GPU (``args.gpu``, ``cuda:{local_rank}``)."""
+    return isinstance(device, Symbol) and (":" in device.name or is_rank_name(device.name))
 
 
 def _most_certain(operands: tuple[Operand, ...], strict: bool) -> Clash | None:
@@ -118,9 +142,41 @@ def clash_of(event: object, facts: Facts) -> Clash | None:
         clash, module = _module_clash(event), event.module
     else:
         return None
-    if clash is None:
+    if clash is None or not _believed(clash, event, facts):
         return None
     return Clash(clash.first, clash.second, clash.severity, _cause(clash, event, module, facts))
+
+
+def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> bool:
+    """Clashes with a device chosen at run time that the analysis can justify.
+
+    A hard-coded accelerator counts only where the code names it literally
+    (``.cuda()``, ``device="cuda"``), not where it flowed in from a caller's
+    context. A cpu value meets a tensor parameter's device only when it was made
+    in the same function, in a file that places tensors at all: values from
+    elsewhere (attributes of classes whose base is not visible, globals) and
+    CPU-only data code stay silent.
+    """
+    device = clash.second.value.device
+    origin = clash.first.value.origin
+    if not isinstance(device, Symbol):
+        return True
+    if is_hard_coded_accelerator(clash.first.value.device):
+        return (
+            facts.runtime_device  # GPU-only code hard-codes `.cuda()` everywhere, consistently
+            and (device.tensor or device == MODULE_DEVICE)
+            and origin is not None
+            and origin.subject is None
+        )
+    if not device.tensor:
+        return True
+    function = event.function
+    return (
+        facts.places_tensors
+        and function is not None
+        and origin is not None
+        and _inside(facts, origin.node, function.body)
+    )
 
 
 def _module_clash(call: ModuleCall) -> Clash | None:
@@ -136,7 +192,7 @@ def _module_clash(call: ModuleCall) -> Clash | None:
             if found is not None:
                 return found
         return None
-    if module.stateful is False:
+    if module.stateful is False and module.ref not in CPU_OPERAND_MODULES:
         return _most_certain(call.inputs, strict=True)
     return None
 
@@ -147,6 +203,8 @@ def _cause(clash: Clash, event: object, module: Operand | None, facts: Facts) ->
         return Cause.LOADER_BATCH
     if _wrapper_output_on_another_gpu(clash):
         return Cause.WRAPPER_OUTPUT
+    if _hard_coded(clash.first, clash.second):
+        return Cause.HARD_CODED  # _believed checked that the accelerator is a literal
     if tag == PLAIN_ATTRIBUTE:
         return Cause.PLAIN_ATTRIBUTE
     involves_module = module is not None and module in (clash.first, clash.second)

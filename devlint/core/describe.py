@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from devlint.core.conflicts import Clash
 from devlint.core.events import Facts, Operand
-from devlint.core.lattice import MAYBE_ACCEL, Device, Symbol
+from devlint.core.lattice import MAYBE_ACCEL, Device, Symbol, is_hard_coded_accelerator
 from devlint.core.values import Origin
 from devlint.diagnostic import Severity
 
@@ -31,13 +31,23 @@ def when_it_fails(clash: Clash) -> str:
     """The condition under which a warning-level clash fails at run time."""
     if clash.severity is Severity.ERROR:
         return ""
-    return failure_condition(clash.second.value.device)
+    device = clash.second.value.device
+    if is_hard_coded_accelerator(clash.first.value.device) and isinstance(device, Symbol):
+        return f" (this fails when {_chosen(device)} the CPU or another GPU)"
+    return failure_condition(device)
+
+
+def _chosen(device: Symbol) -> str:
+    """`` `x` is on`` / `` `device` is``: the run-time choice a condition names."""
+    if device.tensor:
+        return f"`{device.holder}` is on"
+    return f"{device.describe()} is"
 
 
 def failure_condition(device: Device) -> str:
     """`` (this fails when `device` is a GPU)`` for a device that is a GPU only sometimes."""
     if isinstance(device, Symbol):
-        return f" (this fails when {device.describe()} is a GPU)"
+        return f" (this fails when {_chosen(device)} a GPU)"
     if device is MAYBE_ACCEL:
         return " (this fails on a machine with a GPU)"
     return ""

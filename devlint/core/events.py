@@ -206,6 +206,7 @@ class Facts:
     runtime_device: bool = False  # the file picks its device at run time
     spawn_start_method: bool = False  # the file sets a spawn/forkserver start method
     sets_cuda_device: bool = False  # the file calls torch.cuda.set_device
+    places_tensors: bool = False  # the file moves tensors, reads `.device`, passes `device=`
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     _positions: Positions | None = None
 

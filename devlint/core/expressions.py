@@ -28,6 +28,7 @@ from devlint.core.values import (
     element_of,
     join_all,
     join_values,
+    result_base,
 )
 
 STRING_VALUE = Value(Kind.STRING)
@@ -88,6 +89,7 @@ class ExpressionEvaluator:
         self.yields: list[list[Value]] = []
         self.active: list[cst.FunctionDef] = []  # functions being analysed, innermost last
         self.runtime_device = False
+        self.places_tensors = False  # moves, `.device`, `device=`, nn.Module classes seen
         self.spawn_start_method = False
         self._dispatch: dict[type, Callable[[cst.CSTNode, Env], Value]] = {
             cst.Name: self._name,
@@ -189,6 +191,9 @@ class ExpressionEvaluator:
 
     def tensor_attribute(self, base: Value, name: str) -> Value:
         if name == "device":
+            self.places_tensors = True
+            if isinstance(base.device, Symbol) and base.device.tensor:
+                self.runtime_device = True  # as for `x.device` of any value it cannot see
             return Value(Kind.DEVICE, base.device, base.origin)
         if name in _TENSOR_ATTRIBUTES:
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
@@ -206,6 +211,8 @@ class ExpressionEvaluator:
         if is_tensor_like(base):
             self.advanced_index(node, node.value, base, node.slice, keys)
             keeps_dims = all(_keeps_dimensions(element.slice) for element in node.slice)
+            if any(is_tensor_like(key) and key.ndim == 1 for key in keys):
+                return Value(base.kind, base.device, base.origin, 1)  # `t[idx]`: idx's dims
             return Value(base.kind, base.device, base.origin, base.ndim if keeps_dims else None)
         if base.kind is Kind.MODULE:  # self.layers[i] of an nn.ModuleList
             return element_of(base)
@@ -287,10 +294,12 @@ class ExpressionEvaluator:
             self.meet(
                 node, operation, [Operand(left_node, left), Operand(right_node, right)], strict
             )
-            base = left if is_known(left.device) else right
+            base = result_base([left, right]) or right
             ndim = combined_ndim([left, right])
             return Value(Kind.TENSOR, base.device, base.origin, None if strict else ndim)
         tensor, other = (left, right) if left_tensor else (right, left)
+        if tensor.device == CPU and tensor.ndim != 1 and other.kind is Kind.UNKNOWN:
+            return Value(Kind.TENSOR)  # a cpu 0-dim tensor takes the other operand's device
         if other.kind in (Kind.SCALAR, Kind.NONE) or tensor.ndim == 1:
             return Value(Kind.TENSOR, tensor.device, tensor.origin, tensor.ndim)  # broadcasting
         return Value(Kind.TENSOR, tensor.device, tensor.origin)  # never removes dimensions

@@ -8,6 +8,8 @@ move batches move them and a ``train(model, loader)`` sees the caller's model.
 
 from __future__ import annotations
 
+from functools import partial
+
 import libcst as cst
 
 from devlint.core.binder import Env, join_envs
@@ -16,7 +18,8 @@ from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.statements import Frame, StatementWalker
 from devlint.core.syntax import is_device_name, is_loader_name, words_in
-from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all
+from devlint.core.tensor_evidence import tensor_parameters
+from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all, parts
 
 MAX_CALL_DEPTH = 4
 
@@ -38,8 +41,13 @@ class FunctionAnalysis(StatementWalker):
         return env
 
     def flush_pending(self, scope: Env) -> None:
-        """Analyse, with unknown arguments, every function defined in the scope just left."""
-        for info in self.pending.pop():
+        """Analyse, with unknown arguments, every function defined in the scope just left.
+
+        Functions with tensor parameters go last, so that the calls the others make
+        to them are seen first (see ``_tensor_parameters``).
+        """
+        pending = self.pending.pop()
+        for info in sorted(pending, key=lambda info: bool(self._tensor_parameters(info))):
             if info.node in self.analysed:
                 continue
             self.analysed.add(info.node)
@@ -106,46 +114,83 @@ class FunctionAnalysis(StatementWalker):
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
         module_method = info.owner is not None and info.owner.kind is ClassKind.MODULE
+        tensors = self._tensor_parameters(info) if args is None else frozenset()
         for index, param in enumerate(ordered):
             given = positional[index] if index < len(positional) else None
             is_input = module_method and _is_tensor_input(info, param, index)
-            self._bind_parameter(param, given, args, env, is_input)
+            self._bind_parameter(param, given, args, env, is_input, tensors, info.passed)
         for param in params.kwonly_params:
             is_input = module_method and _is_tensor_input(info, param, -1)
-            self._bind_parameter(param, None, args, env, is_input)
+            self._bind_parameter(param, None, args, env, is_input, tensors, info.passed)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 env.set(star.name.value, UNKNOWN_VALUE)
         return env
 
+    def _tensor_parameters(self, info: FunctionInfo) -> frozenset[str]:
+        """Parameters the function's code shows to be tensors, when its caller is unknown.
+
+        Parameters that callers in this file give values the analysis knows are
+        left to those calls: the function's context-free run would otherwise
+        report a helper only ever called with cpu tensors.
+        """
+        if info.tensor_params is None:
+            info.tensor_params = tensor_parameters(info.node, partial(_qualified, info.closure))
+        return info.tensor_params - info.passed
+
     def _bind_parameter(
-        self, param: cst.Param, given, args: Args | None, env: Env, is_input: bool
+        self,
+        param: cst.Param,
+        given,
+        args: Args | None,
+        env: Env,
+        is_input: bool,
+        tensors: frozenset[str],
+        passed: set[str],
     ) -> None:
         name = param.name.value
         if given is None and args is not None:
             given = args.keywords.get(name)
         value = given[1] if given is not None else None
+        if value is not None and any(is_known(part.device) for part in parts(value)):
+            passed.add(name)  # a caller here says where it lives: its context covers it
         if value is None and args is not None and param.default is not None:
             value = self.eval(param.default, env.parent or env)
         if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
-            value = self._unknown_parameter(name, param, is_input)
+            value = self._unknown_parameter(name, param, is_input, name in tensors)
         env.set(name, value)
 
-    def _unknown_parameter(self, name: str, param: cst.Param, is_input: bool) -> Value:
+    def _unknown_parameter(
+        self, name: str, param: cst.Param, is_input: bool, is_tensor: bool
+    ) -> Value:
         """What a parameter holds when the caller is unknown.
 
         A module's tensor inputs live on the module's device (that is how the
-        module is meant to be called); otherwise the name is the only clue.
+        module is meant to be called); any other parameter the code shows to be
+        a tensor lives on a device the caller chooses, ``<name>.device``;
+        otherwise the name is the only clue.
         """
         if is_input:
             origin = Origin("an input of the module", param)
             return Value(Kind.TENSOR, MODULE_DEVICE, origin)
+        if is_tensor:
+            origin = Origin("passed in as {}", param, param.name)
+            return Value(Kind.TENSOR, Symbol(f"{name}.device", tensor=True), origin)
         if is_device_name(name, self.device_names):
             self.runtime_device = True
             return Value(Kind.DEVICE, Symbol(name), Origin("passed in as {}", param, param.name))
         if is_loader_name(name):
             return Value(Kind.LOADER, CPU, None)
         return UNKNOWN_VALUE
+
+
+def _qualified(scope: Env, written: str) -> str | None:
+    """``F.pad`` → ``torch.nn.functional.pad`` through the imports visible in ``scope``."""
+    root, _, rest = written.partition(".")
+    bound = scope.get(root)
+    if bound is None or bound.kind is not Kind.NAMESPACE:
+        return None
+    return f"{bound.ref}.{rest}" if rest else str(bound.ref)
 
 
 def _is_tensor_input(info: FunctionInfo, param: cst.Param, index: int) -> bool:

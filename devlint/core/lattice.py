@@ -10,7 +10,7 @@ denotes, so code placed either way stays consistent with itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from devlint.diagnostic import Severity
 
@@ -40,14 +40,24 @@ class Symbol(Device):
     """The run-time value of a device we cannot see: ``args.device``, a parameter.
 
     ``accel`` says whether it can be an accelerator as far as we know: true for
-    device variables (``device``, ``args.device``), false for the opaque device
-    of a tensor parameter, which only equals itself.
+    device variables (``device``, ``args.device``), false for an opaque device
+    that only equals itself. ``tensor`` marks the device of a tensor parameter
+    (named ``x.device``), which the caller chooses: the same symbol as the
+    ``x.device`` the code reads, only described after the tensor.
     """
 
     name: str
     accel: bool = True
+    tensor: bool = field(default=False, compare=False)
+
+    @property
+    def holder(self) -> str:
+        """The tensor whose device this is (``x`` for ``x.device``)."""
+        return self.name.removesuffix(".device")
 
     def describe(self) -> str:
+        if self.tensor:
+            return f"the device of `{self.holder}`"
         return self.name if self.name.startswith("the ") else f"`{self.name}`"
 
 
@@ -107,7 +117,9 @@ def conflict(a: Device, b: Device) -> Severity | None:
     """How sure we are that tensors on ``a`` and ``b`` cannot meet in one op.
 
     ERROR: two known, different devices. WARNING: a definite cpu against
-    something that can be an accelerator. None: compatible or unknown.
+    something that can be an accelerator, or a hard-coded accelerator against a
+    device chosen at run time (a symbol), which may be the cpu or another GPU.
+    None: compatible or unknown.
     """
     if not (is_known(a) and is_known(b)) or a == b:
         return None
@@ -121,4 +133,15 @@ def conflict(a: Device, b: Device) -> Severity | None:
         return None
     if (a == CPU and can_be_accelerator(b)) or (b == CPU and can_be_accelerator(a)):
         return Severity.WARNING
+    if _hard_coded_against_symbol(a, b) or _hard_coded_against_symbol(b, a):
+        return Severity.WARNING
     return None
+
+
+def is_hard_coded_accelerator(device: Device) -> bool:
+    """A literal accelerator (``.cuda()``, ``device="cuda"``), not one chosen at run time."""
+    return isinstance(device, Concrete) and device.type not in ("cpu", "meta")
+
+
+def _hard_coded_against_symbol(a: Device, b: Device) -> bool:
+    return is_hard_coded_accelerator(a) and isinstance(b, Symbol) and b.accel

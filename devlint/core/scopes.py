@@ -24,6 +24,8 @@ class FunctionInfo:
     node: cst.FunctionDef
     closure: Env
     owner: ClassInfo | None = None
+    tensor_params: frozenset[str] | None = None  # the parameters its code shows to be tensors
+    passed: set[str] = field(default_factory=set)  # parameters callers here gave known values
 
     @property
     def name(self) -> str:

@@ -387,6 +387,7 @@ class StatementWalker(CallEvaluator):
         if kind is Kind.DEVICE:
             return Value(Kind.STRING) if name == "type" else SCALAR_VALUE
         if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
+            self.places_tensors = True
             path = dotted_name(node)
             if path is not None:
                 self.runtime_device = True

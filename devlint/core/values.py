@@ -12,7 +12,17 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from devlint.core.lattice import BOTTOM, CPU, UNKNOWN, Device, can_be_accelerator, join
+from devlint.core.lattice import (
+    BOTTOM,
+    CPU,
+    UNKNOWN,
+    Device,
+    Symbol,
+    can_be_accelerator,
+    is_hard_coded_accelerator,
+    is_known,
+    join,
+)
 
 
 class Kind(enum.Enum):
@@ -65,8 +75,9 @@ ASYNC_COPY = "async-copy"  # a non-blocking device-to-host copy, not yet synchro
 WRAPPER_OUTPUT = "wrapper-output"  # gathered by DataParallel on its output device
 WRAPPED_STATE = "wrapped-state"  # a state_dict taken through a DataParallel/DDP wrapper
 
-PARAMETER = "parameter"  # ``ref`` of an nn.Parameter
-BUFFER = "buffer"  # ``ref`` of a tensor registered with ``register_buffer``
+PARAMETER = "parameter"  # ``ref`` of a tensor registered as a parameter
+BUFFER = "buffer"  # ``ref`` of a tensor registered as a buffer
+_STATE = frozenset({PARAMETER, BUFFER})
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,6 +163,8 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
     same_ref = a.ref is b.ref or a.ref == b.ref
     if not same_ref and a.kind in _NAMED_KINDS:
         return UNKNOWN_VALUE
+    if not same_ref and a.ref in _STATE and b.ref in _STATE:
+        same_ref = True  # a parameter on one path, a buffer on the other: state either way
     device = join(a.device, b.device, guarded=guarded)
     if device == a.device:
         origin = a.origin
@@ -252,6 +265,25 @@ def _join_items(
     if a is None or b is None or len(a) != len(b):
         return None
     return tuple(join_values(x, y, guarded=guarded) for x, y in zip(a, b, strict=True))
+
+
+def result_base(values: list[Value]) -> Value | None:
+    """The operand whose device an op's result lives on: the first on a known device, except
+    that a cpu operand that may be 0-dim (PyTorch lets it join) yields to one on another
+    device, or to one the analysis cannot see (the result is then unknown), and a
+    hard-coded accelerator yields to a device chosen at run time. None: nothing known."""
+    known = [value for value in values if is_known(value.device)]
+    if not known:
+        return None
+    best = known[0]
+    for value in known[1:]:
+        if (best.device == CPU and best.ndim != 1 and value.device != CPU) or (
+            is_hard_coded_accelerator(best.device) and isinstance(value.device, Symbol)
+        ):
+            best = value
+    if best.device == CPU and best.ndim != 1 and len(known) < len(values):
+        return Value(Kind.TENSOR)
+    return best
 
 
 def element_of(value: Value) -> Value:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Cause, clashes_with_cause
-from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts, OperandsMeet
+from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
+from devlint.core.describe import clash_phrase, origin_phrase, when_it_fails
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -28,7 +28,14 @@ class MixedDeviceOperands(Rule):
 
     A definite CPU tensor meeting a tensor on a device variable (`device`,
     `args.device`, `"cuda" if torch.cuda.is_available() else "cpu"`) is a
-    warning: it fails whenever that device is a GPU. More specific causes have
+    warning: it fails whenever that device is a GPU. A tensor or module put on a
+    hard-coded accelerator (`.cuda()`, `device="cuda"`, `torch.cuda.LongTensor`)
+    that meets one whose device the caller chooses (a tensor parameter of a
+    device-agnostic function, the inputs of a module's `forward`), in a file
+    that picks its device at run time elsewhere, is a warning too, reported
+    where the accelerator is hard-coded: it fails on a CPU-only machine and
+    lands on the current GPU rather than its partner's. Code that hard-codes
+    `.cuda()` throughout (GPU-only scripts) is not reported. More specific causes have
     their own rules: DataLoader batches (DVL301), plain module attributes
     (DVL104), factories without `device=` in functions (DVL103), indices
     (DVL105) and loss weights (DVL106).
@@ -54,3 +61,19 @@ class MixedDeviceOperands(Rule):
         for event, clash in clashes_with_cause(facts, Cause.GENERIC):
             if isinstance(event, OperandsMeet):
                 yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
+        for event, clash in first_per_source(clashes_with_cause(facts, Cause.HARD_CODED)):
+            yield _hard_coded(facts, event, clash)
+
+
+def _hard_coded(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
+    """Reported where the accelerator is hard-coded: that line is what needs the fix."""
+    source = clash.first.value.origin.node  # _believed: a literal `.cuda()` / device="cuda"
+    partner = clash.second
+    message = (
+        f"`{facts.code_of(source)}` is on {clash.first.value.device.describe()} (hard-coded) "
+        f"but meets `{facts.code_of(partner.node)}` at line {facts.line_of(event.node)}, "
+        f"which is on {partner.value.device.describe()}"
+        f"{origin_phrase(facts, partner.value.origin)}{when_it_fails(clash)}; "
+        "place it on its partner's device (`.to(x.device)`, `device=x.device`)"
+    )
+    return Finding(source, message, clash.severity)

@@ -37,7 +37,13 @@ class TensorCreatedWithoutDevice(Rule):
     identity matrix built without `device=` fails with `RuntimeError: Expected
     all tensors to be on the same device` as soon as the model runs on a GPU.
     Inside an `nn.Module`, the inputs of `forward` are taken to live on the
-    module's device, so the bug is found even when no caller is visible.
+    module's device, so the bug is found even when no caller is visible. Any
+    other parameter that the function's code shows to be a tensor (a `Tensor`
+    annotation, `x.device`, tensor-only methods such as `x.size(1)` or
+    `x.unsqueeze(0)`, the input of a torch op) lives on a device its caller
+    chooses: a warning "fails when `x` is on a GPU", given only in files that
+    place tensors somewhere and for parameters that no caller in the file fills
+    with a known value.
 
     Not reported: CPU 0-dim constants in elementwise ops (PyTorch accepts
     them), `device=x.device`, `x.new_*`, `*_like`, results only used on the CPU.

@@ -9,7 +9,7 @@ import libcst as cst
 
 from devlint.core.describe import failure_condition, operand_phrase
 from devlint.core.events import Facts
-from devlint.core.lattice import Concrete, can_be_accelerator
+from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.diagnostic import Severity
 from devlint.fix import receiver_text
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
@@ -19,6 +19,8 @@ class NumpyOnAccelerator(Rule):
     """## What it does
     Finds `.numpy()` (also after `.detach()`), `np.array(t)` and `np.asarray(t)`
     on a tensor that is, or may be, on an accelerator, without `.cpu()` first.
+    A tensor parameter converted as it comes is not reported: that is how a
+    caller asks for NumPy, and the caller decides where the tensor lives.
 
     ## Why is this bad?
     NumPy arrays live in host memory. On a GPU the call raises `TypeError:
@@ -50,8 +52,8 @@ class NumpyOnAccelerator(Rule):
     def check(self, facts: Facts) -> Iterator[Finding]:
         for conversion in facts.host_conversions:
             device = conversion.tensor.value.device
-            if not can_be_accelerator(device):
-                continue
+            if not can_be_accelerator(device) or (isinstance(device, Symbol) and device.tensor):
+                continue  # a tensor parameter: converting it is how the caller asks for NumPy
             certain = isinstance(device, Concrete)
             severity = Severity.ERROR if certain else Severity.WARNING
             when = failure_condition(device)

@@ -1,0 +1,319 @@
+"""Device-agnostic code: tensor parameters live where the caller chooses.
+
+Each program is the shape of a real bug (or of a real false positive) mined
+from public bug-fix commits or found on the precision ledger; the test pins
+whether it is reported, by which rule, at which line.
+"""
+
+import textwrap
+
+import pytest
+
+from devlint.engine import lint_source
+
+PLACES = """
+
+def to_device(batch, device):
+    return batch.to(device)
+"""
+"""Appended to programs that must come from a file that places tensors and picks its device
+at run time somewhere (devlint stays silent on CPU-only data code and GPU-only code)."""
+
+
+def findings(source: str, places: bool = False) -> list[tuple[int, str, str]]:
+    text = textwrap.dedent(source) + (PLACES if places else "")
+    diagnostics = lint_source(text, "example.py", fixes=False)
+    return [(d.line, d.code, d.message) for d in diagnostics]
+
+
+def lines_and_codes(source: str, places: bool = False) -> list[tuple[int, str]]:
+    return [(line, code) for line, code, _ in findings(source, places)]
+
+
+def test_factory_meeting_a_tensor_parameter_is_a_warning_naming_the_parameter():
+    # get_mask_from_lengths: `torch.arange(max_len)` on the CPU against the caller's lengths
+    source = """\
+        import torch
+
+        def get_mask_from_lengths(lengths):
+            max_len = lengths.max().item()
+            ids = torch.arange(0, max_len)
+            return ids < lengths.unsqueeze(1)
+        """
+    [(line, code, message)] = findings(source, places=True)
+    assert (line, code) == (6, "DVL103")
+    assert "created without `device=` at line 5" in message
+    assert "passed in as `lengths` at line 3" in message
+    assert "this fails when `lengths` is on a GPU" in message
+
+
+def test_annotated_tensor_parameter_is_evidence():
+    source = """\
+        import torch
+
+        def add_noise(waveform: torch.Tensor, snr):
+            noise = torch.randn(16000)
+            return waveform + noise
+        """
+    assert lines_and_codes(source, places=True) == [(5, "DVL103")]
+
+
+def test_parameters_without_tensor_evidence_stay_unknown():
+    # Python ints and arrays are not tensors: no finding without evidence in the code
+    source = """\
+        import torch
+
+        def positions(n, offset):
+            return torch.arange(n) + offset
+
+        def scale(values, x):
+            return torch.ones(3) * values.shape[0] + x
+        """
+    assert findings(source) == []
+
+
+def test_file_that_never_places_tensors_is_taken_for_cpu_data_code():
+    # a decoder's temporal sampling: frames always come from a CPU video decoder
+    source = """\
+        import torch
+
+        def temporal_sampling(frames, start, end, num):
+            index = torch.linspace(start, end, num)
+            index = torch.clamp(index, 0, frames.size(0) - 1).long()
+            return torch.index_select(frames, 0, index)
+        """
+    assert findings(source) == []
+
+
+def test_cpu_zero_dim_result_joins_the_other_device():
+    # peft OFT: `eps` is a CPU 0-dim tensor; `eps * t` lives on t's device
+    source = """\
+        import torch
+
+        def project(q, eps=1e-5):
+            eps = eps * 1 / torch.sqrt(torch.tensor(q.shape[0]))
+            eye = torch.zeros((q.size(1), q.size(1)), device=q.device)
+            diff = q - eye
+            return torch.where(diff.norm() <= eps, q, eye + eps * diff)
+        """
+    assert findings(source) == []
+
+
+def test_ctc_loss_targets_may_stay_on_the_cpu():
+    source = """\
+        import torch
+        from torch import nn
+
+        class Aligner(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ctc = nn.CTCLoss()
+
+            def forward(self, logprob, key_lens):
+                target = torch.arange(1, 10).unsqueeze(0)
+                return self.ctc(logprob, target, key_lens, key_lens)
+        """
+    assert findings(source) == []
+
+
+def test_hard_coded_cuda_meeting_a_tensor_parameter_is_reported_where_it_is_hard_coded():
+    # dino knn_classifier: `torch.zeros(k, c).cuda()` scattered with the caller's labels
+    source = """\
+        import torch
+
+        def knn(train_labels, k, num_classes):
+            one_hot = torch.zeros(k, num_classes).cuda()
+            neighbours = train_labels.view(1, -1)
+            one_hot.scatter_(1, neighbours, 1)
+            return one_hot
+        """
+    [(line, code, message)] = findings(source, places=True)
+    assert (line, code) == (4, "DVL101")
+    assert "(hard-coded)" in message
+    assert "at line 6" in message
+    assert "this fails when `train_labels` is on the CPU or another GPU" in message
+
+
+def test_cuda_typed_constructor_as_out_is_hard_coded():
+    # NVIDIA tacotron2 get_mask_from_lengths
+    source = """\
+        import torch
+
+        def get_mask_from_lengths(lengths):
+            max_len = torch.max(lengths).item()
+            ids = torch.arange(0, max_len, out=torch.cuda.LongTensor(max_len))
+            return ids < lengths.unsqueeze(1)
+        """
+    [(line, code, message)] = findings(source, places=True)
+    assert (line, code) == (5, "DVL101")
+    assert "`torch.cuda.LongTensor(max_len)` is on cuda (hard-coded)" in message
+
+
+def test_cuda_inside_forward_meets_the_module_inputs():
+    source = """\
+        import torch
+        from torch import nn
+
+        class Loss(nn.Module):
+            def forward(self, embeddings, labels):
+                eye = torch.eye(labels.size(0)).cuda()
+                return embeddings * eye
+        """
+    [(line, code, message)] = findings(source, places=True)
+    assert (line, code) == (6, "DVL101")
+    assert "the module's device is the CPU or another GPU" in message
+
+
+def test_device_taken_from_the_caller_is_not_hard_coded():
+    source = """\
+        import torch
+
+        def gather(index, feats):
+            index_all = torch.zeros(4, device=index.device)
+            return feats.index_copy_(0, index_all, feats)
+
+        gather(torch.zeros(4).cuda(), torch.ones(4))
+        """
+    assert [code for _, code, _ in findings(source) if code == "DVL101"] == []
+
+
+@pytest.mark.parametrize(
+    "guard",
+    ["x.cuda(args.gpu)", "x.to(f'cuda:{local_rank}')"],
+)
+def test_this_process_gpu_is_not_against_the_hard_coded_current_gpu(guard):
+    source = f"""\
+        import torch
+
+        def step(x, args, local_rank):
+            y = torch.ones(3).cuda()
+            return {guard} + y
+        """
+    assert findings(source) == []
+
+
+def test_gpu_only_code_that_hard_codes_cuda_everywhere_is_consistent():
+    # no run-time device anywhere in the file: `.cuda()` is the convention, not a slip
+    source = """\
+        import torch
+
+        def restrict_neighborhood(h, w):
+            return torch.zeros(h * w, h * w).cuda()
+
+        def label_propagation(aff, segs):
+            mask = restrict_neighborhood(4, 4)
+            return torch.mm(segs.view(2, -1), aff * mask)
+        """
+    assert findings(source) == []
+
+
+def test_helper_only_called_with_cpu_tensors_is_silent():
+    # peft FRoD: the caller moves every matrix to the CPU before the decomposition
+    source = """\
+        import torch
+
+        def projection(matrices, alpha):
+            stacked = torch.cat(matrices, dim=0)
+            return stacked + alpha * torch.eye(stacked.shape[1])
+
+        def init(weights, device):
+            matrices = [w.detach().cpu() for w in weights]
+            return projection(matrices, 0.1).to(device)
+        """
+    assert findings(source) == []
+
+
+def test_parameter_whose_device_the_code_tests_is_left_to_its_branches():
+    # dino PCA.apply: one branch per device of `x`
+    source = """\
+        import torch
+
+        def apply(x, dvt, device):
+            if x.is_cuda:
+                return torch.mm(torch.cuda.FloatTensor(dvt), x.t())
+            return torch.mm(torch.FloatTensor(dvt), x.transpose(0, 1)).to(device)
+        """
+    assert findings(source) == []
+
+
+def test_einops_and_variable_keep_their_input_device():
+    source = """\
+        import torch
+        from einops import rearrange
+        from torch import nn
+        from torch.autograd import Variable
+
+        class VAE(nn.Module):
+            def forward(self, img):
+                logits = rearrange(img, "b n h w -> b (h w) n")
+                g = torch.log(torch.Tensor([0.5]))
+                return logits - Variable(g)
+        """
+    assert lines_and_codes(source) == [(10, "DVL103")]
+
+
+def test_indexing_with_an_index_tensor_keeps_dimensions():
+    # NVIDIA tacotron2 STFT.inverse: `window_sum[idx]` is 1-d, not a 0-dim exception
+    source = """\
+        import numpy as np
+        import torch
+        import torch.nn.functional as F
+
+        def inverse(magnitude, basis, window_sum):
+            out = F.conv_transpose1d(magnitude, basis)
+            idx = torch.from_numpy(np.where(window_sum > 0)[0])
+            window = torch.from_numpy(window_sum)
+            out[:, :, idx] /= window[idx]
+            return out
+        """
+    assert lines_and_codes(source, places=True) == [(9, "DVL101")]
+
+
+def test_cpu_scalar_tensor_takes_the_device_of_an_unseen_operand():
+    # mmcv point_sample: torch.where(x0 < 0, torch.tensor(0), x0) with x0 the analysis cannot see
+    source = """\
+        import torch
+        import torch.nn.functional as F
+
+        def bilinear(im, grid):
+            x0 = torch.floor(grid[:, 0]).long()
+            x0 = torch.where(x0 < 0, torch.tensor(0), x0)
+            padded = F.pad(im, pad=[1, 1, 1, 1])
+            return torch.gather(padded, 2, x0.unsqueeze(1))
+        """
+    assert findings(source, places=True) == []
+
+
+def test_parameter_in_one_branch_and_buffer_in_the_other_is_module_state():
+    # generative-models AlphaBlender.mix_factor
+    source = """\
+        import torch
+        from torch import nn
+
+        class Blender(nn.Module):
+            def __init__(self, alpha, fixed):
+                super().__init__()
+                if fixed:
+                    self.register_buffer("mix", torch.Tensor([alpha]))
+                else:
+                    self.register_parameter("mix", nn.Parameter(torch.Tensor([alpha])))
+
+            def forward(self, x):
+                return x * torch.sigmoid(self.mix)
+        """
+    assert findings(source) == []
+
+
+def test_caller_passing_a_tensor_of_unknown_device_keeps_the_parameter_symbol():
+    # speechbrain VAD.get_boundaries: apply_threshold's result says nothing about its device
+    source = """\
+        import torch
+
+        def boundaries(prob_th):
+            shifted = torch.roll(prob_th, dims=1, shifts=1)
+            return torch.cat((prob_th + shifted, torch.Tensor([1.0]).unsqueeze(0)), dim=1)
+
+        def segments(vad, wav):
+            return boundaries(torch.sigmoid(vad.logits(wav)) > 0.5)
+        """
+    assert lines_and_codes(source, places=True) == [(5, "DVL103")]
