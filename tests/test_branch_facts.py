@@ -156,3 +156,22 @@ def test_a_placeholder_replaced_on_the_first_iteration_never_meets_the_loop_body
 def test_a_value_moved_under_a_flag_is_on_the_cpu_in_the_else_of_that_flag() -> None:
     """dino eval_knn: ``features`` is on the CPU exactly where ``use_cuda`` is false."""
     assert lint_source(SAME_FLAG_INDEX, "knn.py", Settings()) == []
+
+
+def test_a_name_deleted_after_a_flagged_branch_does_not_break_the_next_join():
+    # transformers' Reformer: `del query_vectors, key_vectors` after `if not flag:` moved them;
+    # the next `if` joined a split of a name no longer bound (KeyError, a DVL003 on the file)
+    source = (
+        "import torch\n\n\n"
+        "def f(x, flag, mask):\n"
+        "    q = x\n"
+        "    if not flag:\n"
+        "        q = x.cuda()\n"
+        "    d = torch.matmul(q, q)\n"
+        "    del q\n"
+        "    if mask is not None:\n"
+        "        if mask.dtype == torch.float16:\n"
+        "            d = d.half()\n"
+        "    return d\n"
+    )
+    assert [finding.code for finding in lint_source(source, "attention.py", Settings())] == []

@@ -145,7 +145,7 @@ def _join_splits(a: Env, b: Env, joined: dict[str, Value], guarded: bool) -> dic
         mine, theirs = a.splits.get(name), b.splits.get(name)
         if mine is None or theirs is None:
             kept = mine or theirs
-            if kept is not None and joined[name] is kept.joined:
+            if kept is not None and joined.get(name) is kept.joined:
                 splits[name] = kept
             continue
         if not (_valid(a, name, mine) and _valid(b, name, theirs)):
