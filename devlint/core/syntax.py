@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
+from functools import cache
 
 import libcst as cst
 
@@ -174,24 +176,13 @@ def registers_on_self(function: cst.FunctionDef) -> bool:
     if not params:
         return False
     owner = params[0].name.value
-    finder = _CallFinder(owner, _MODULE_ONLY_METHODS)
-    function.body.visit(finder)
-    return finder.found
-
-
-class _CallFinder(cst.CSTVisitor):
-    """Looks for a call ``<owner>.<one of names>(...)``."""
-
-    def __init__(self, owner: str, names: frozenset[str]) -> None:
-        self.owner = owner
-        self.names = names
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in self.names:
-            self.found = self.found or _is_attribute_of(func, self.owner)
-        return not self.found
+    return any(
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _MODULE_ONLY_METHODS
+        and _is_attribute_of(node.func, owner)
+        for node in expression_nodes(function.body)
+    )
 
 
 def _assignment_targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
@@ -268,3 +259,45 @@ def descendants(
         yield current
         if enter(current):
             stack.extend(current.children)
+
+
+def expression_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every expression node under ``root``, nested function and class bodies excluded.
+
+    Walks dataclass fields directly (LibCST's ``children`` runs a visitor per
+    node, several times slower) and skips whitespace, brackets and commas.
+    """
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            if type(value) in (tuple, list):
+                stack.extend(item for item in value if _walked(type(item)))
+            elif _walked(type(value)):
+                stack.append(value)
+
+
+_SKIPPED_FIELDS = ("whitespace", "lpar", "rpar", "comma", "leading_lines", "lines_after", "newline")
+
+
+@cache
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    return tuple(
+        field.name
+        for field in dataclasses.fields(node_type)
+        if not any(part in field.name for part in _SKIPPED_FIELDS)
+    )
+
+
+@cache
+def _walked(value_type: type) -> bool:
+    """A node worth descending into: not whitespace, not a nested function or class."""
+    return (
+        issubclass(value_type, cst.CSTNode)
+        and not issubclass(
+            value_type, cst.FunctionDef | cst.ClassDef | cst.BaseParenthesizableWhitespace
+        )
+        and value_type.__name__ not in ("Newline", "TrailingWhitespace", "EmptyLine", "Comment")
+    )

@@ -12,14 +12,12 @@ of false findings.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
-from functools import cache
 
 import libcst as cst
 
 from devlint.core import torch_api
-from devlint.core.syntax import dotted_name, words_in
+from devlint.core.syntax import dotted_name, expression_nodes, words_in
 from devlint.core.torch_api import CallKind
 
 TENSOR_ATTRIBUTES = frozenset({"device", "grad_fn", "requires_grad"})
@@ -60,7 +58,7 @@ def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> frozenset
         return frozenset()
     found = {param.name.value for param in params if _annotated_tensor(param)}
     tested: set[str] = set()
-    for node in _nodes(function.body):
+    for node in expression_nodes(function.body):
         kind = type(node)
         if kind is cst.Attribute:
             owner = _parameter_of(node.value, names)
@@ -121,45 +119,3 @@ def _annotated_tensor(param: cst.Param) -> bool:
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
     return [*params.posonly_params, *params.params, *params.kwonly_params]
-
-
-def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every expression node under ``root``, nested function and class bodies excluded.
-
-    Walks dataclass fields directly (LibCST's ``children`` runs a visitor per
-    node, several times slower) and skips whitespace, brackets and commas.
-    """
-    stack: list[cst.CSTNode] = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        for name in _child_fields(type(node)):
-            value = getattr(node, name)
-            if type(value) in (tuple, list):
-                stack.extend(item for item in value if _walked(type(item)))
-            elif _walked(type(value)):
-                stack.append(value)
-
-
-_SKIPPED_FIELDS = ("whitespace", "lpar", "rpar", "comma", "leading_lines", "lines_after", "newline")
-
-
-@cache
-def _child_fields(node_type: type) -> tuple[str, ...]:
-    return tuple(
-        field.name
-        for field in dataclasses.fields(node_type)
-        if not any(part in field.name for part in _SKIPPED_FIELDS)
-    )
-
-
-@cache
-def _walked(value_type: type) -> bool:
-    """A node worth descending into: not whitespace, not a nested function or class."""
-    return (
-        issubclass(value_type, cst.CSTNode)
-        and not issubclass(
-            value_type, cst.FunctionDef | cst.ClassDef | cst.BaseParenthesizableWhitespace
-        )
-        and value_type.__name__ not in ("Newline", "TrailingWhitespace", "EmptyLine", "Comment")
-    )
