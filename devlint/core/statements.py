@@ -66,6 +66,16 @@ class _Loop:
     continues: list[Env] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class _TestFacts:
+    """What the analysis reads from an ``if`` test's syntax alone (the same on every pass)."""
+
+    guarded: bool  # an accelerator check: cpu and the accelerator join to "the accelerator"
+    wrapped: str | None  # the model an `isinstance(m, DataParallel)`-style test is about
+    negated: bool
+    flag: Flag | None
+
+
 @dataclass
 class Frame:
     """What a running function collects: returned values and the paths that leave it."""
@@ -82,6 +92,7 @@ class StatementWalker(CallEvaluator):
         super().__init__()
         self.loops: list[_Loop] = []
         self.frames: list[Frame] = []
+        self._tests: dict[cst.BaseExpression, _TestFacts] = {}
         self._statements: dict[type, Callable[[cst.CSTNode, Env], Env | None]] = {
             cst.SimpleStatementLine: self._simple_line,
             cst.If: self._if,
@@ -402,9 +413,8 @@ class StatementWalker(CallEvaluator):
 
     def _if(self, statement: cst.If, env: Env) -> Env | None:
         self.eval(statement.test, env)
-        guarded = mentions_accelerator(statement.test)
-        wrapped, negated = wrapper_test(statement.test)
-        flag = flag_of(statement.test)
+        facts = self._test_facts(statement.test)
+        wrapped, negated, flag = facts.wrapped, facts.negated, facts.flag
         then_start, else_start = env.copy(), env.copy()
         known = _known_truth(statement.test, env)  # `if first_iter:` on a local True/False
         if known is not None:
@@ -425,12 +435,21 @@ class StatementWalker(CallEvaluator):
             then_env.widen(then_narrowed)
         if else_env is not None:
             else_env.widen(else_narrowed)
-        joined = join_envs(then_env, else_env, guarded=guarded)
+        joined = join_envs(then_env, else_env, guarded=facts.guarded)
         both = then_env is not None and else_env is not None
         if flag is not None and joined is not None and both:
             positive, negative = (then_env, else_env) if flag.positive else (else_env, then_env)
             joined.record_split(flag, positive, negative)
         return joined
+
+    def _test_facts(self, test: cst.BaseExpression) -> _TestFacts:
+        """Read once per test: loop passes and calls with new arguments revisit the same ``if``."""
+        found = self._tests.get(test)
+        if found is None:
+            wrapped, negated = wrapper_test(test)
+            found = _TestFacts(mentions_accelerator(test), wrapped, negated, flag_of(test))
+            self._tests[test] = found
+        return found
 
     def _narrow(
         self, test: cst.BaseExpression, env: Env | None, flag: Flag | None, holds: bool
