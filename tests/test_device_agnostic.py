@@ -317,3 +317,53 @@ def test_caller_passing_a_tensor_of_unknown_device_keeps_the_parameter_symbol():
             return boundaries(torch.sigmoid(vad.logits(wav)) > 0.5)
         """
     assert lines_and_codes(source, places=True) == [(5, "DVL103")]
+
+
+def test_tensor_filled_in_for_a_left_out_argument_keeps_its_cpu_device():
+    # allennlp's CRF (#5313) and lightweight-gan's InitConv: the default path builds the mask or
+    # labels on the CPU, beside inputs on the module's GPU; joined with the caller's tensor it
+    # became unknown and the bug went silent
+    source = """\
+        import torch
+        from torch import nn
+
+        class Crf(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.embed = nn.Embedding(n, 8)
+
+            def forward(self, inputs: torch.Tensor, mask: torch.Tensor = None):
+                if mask is None:
+                    mask = torch.ones(*inputs.size(), dtype=torch.bool)
+                else:
+                    mask = mask.to(torch.bool)
+                return inputs * mask
+
+            def labels(self, x, y=None):
+                y = y if y is not None else torch.randint(3, x.shape[:1])
+                return self.embed(y)
+        """
+    found = findings(source)
+    assert [(line, code) for line, code, _ in found] == [(14, "DVL103"), (18, "DVL103")]
+    assert "created without `device=` at line 11" in found[0][2]
+
+
+def test_tensor_filled_in_on_the_device_of_the_other_inputs_is_silent():
+    source = """\
+        import torch
+        from torch import nn
+
+        class Crf(nn.Module):
+            def forward(self, inputs: torch.Tensor, mask: torch.Tensor = None):
+                if mask is None:
+                    mask = torch.ones(*inputs.size(), device=inputs.device)
+                return inputs * mask
+
+            def moved(self, inputs: torch.Tensor, mask: torch.Tensor = None):
+                if mask is None:
+                    mask = torch.ones(*inputs.size())
+                mask = mask.to(inputs.device)
+                return inputs * mask
+        """
+    assert findings(source) == []
+
