@@ -367,3 +367,26 @@ def test_tensor_filled_in_on_the_device_of_the_other_inputs_is_silent():
         """
     assert findings(source) == []
 
+
+def test_type_with_a_typed_tensor_class_converts_to_that_class_device():
+    # coqui TTS forward_tts: `g.type(torch.LongTensor)` copies the speaker ids to the cpu
+    # before the speaker embedding, which lives with the module
+    source = """\
+        import torch
+        from torch import nn
+
+        class Encoder(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.emb_g = nn.Embedding(n, 8)
+
+            def encode(self, x: torch.Tensor, g: torch.Tensor):
+                g = g.type(torch.LongTensor)
+                return self.emb_g(g)
+
+            def kept(self, x: torch.Tensor, g: torch.Tensor):
+                return self.emb_g(g.type(torch.long))
+        """
+    [(line, code, message)] = findings(source)
+    assert (line, code) == (11, "DVL105")
+    assert "converted to `torch.LongTensor` at line 10" in message

@@ -720,6 +720,10 @@ class CallEvaluator(WrapperEvaluator):
         if name in ("item", "tolist"):
             self.synchronize_if_blocking(receiver, env)
             return SCALAR_VALUE
+        if name == "type":
+            converted = _type_conversion(node, receiver, args)
+            if converted is not None:
+                return converted
         spec = torch_api.tensor_method(name)
         if spec is None:
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
@@ -920,6 +924,25 @@ def _literal_int(given: tuple[cst.BaseExpression, Value] | None, default: int) -
     if given is None:
         return default
     return given[1].ref if isinstance(given[1].ref, int) else None
+
+
+def _type_conversion(node: cst.Call, receiver: Value, args: Args) -> Value | None:
+    """``x.type(torch.LongTensor)``: a typed tensor class names a device too, so the result
+    is a copy on the cpu (``torch.cuda.LongTensor``: on the GPU) wherever ``x`` was."""
+    given = args.get(0, "dtype")
+    if given is None:
+        return None
+    named = given[1].ref if given[1].kind is Kind.NAMESPACE else string_value(given[0])
+    if not isinstance(named, str) or named == "torch.Tensor":
+        return None
+    if named in LEGACY_CONSTRUCTORS:
+        device: Device = CPU
+    elif named.startswith("torch.cuda.") and named.replace(".cuda", "", 1) in LEGACY_CONSTRUCTORS:
+        device = Concrete("cuda")
+    else:
+        return None
+    origin = Origin(f"converted to `{named}`", node)
+    return Value(Kind.TENSOR, device, origin, receiver.ndim)
 
 
 def is_legacy_constructor(facts: Facts, call: cst.Call) -> bool:
