@@ -390,3 +390,20 @@ def test_type_with_a_typed_tensor_class_converts_to_that_class_device():
     [(line, code, message)] = findings(source)
     assert (line, code) == (11, "DVL105")
     assert "converted to `torch.LongTensor` at line 10" in message
+
+
+def test_unsqueezed_cpu_tensor_is_never_a_zero_dim_operand():
+    # flair's Viterbi decoder: `scores[:n, t - 1].unsqueeze(1)` may index down to 0-dim, but
+    # unsqueeze gives it a dimension back, so PyTorch's cpu-scalar exception cannot apply
+    source = """\
+        import torch
+
+        def step(features: torch.Tensor, n):
+            scores = torch.zeros(features.size(0), 3, n)
+            return features[:, 1] + scores[:, 0].unsqueeze(1)
+
+        def scalar(features: torch.Tensor, n):
+            scores = torch.zeros(n)
+            return features[:, 1] + scores[0]
+        """
+    assert lines_and_codes(source, places=True) == [(5, "DVL103")]

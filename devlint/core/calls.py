@@ -515,6 +515,8 @@ class CallEvaluator(WrapperEvaluator):
             ndim = 0
         elif kind is CallKind.COMBINE:
             ndim = None if spec.strict else combined_ndim([op.value for op in operands])
+        elif name in _ADDS_A_DIMENSION:
+            ndim = 1
         else:
             ndim = base.ndim if name not in ("squeeze", "item", "select") else None
         return Value(Kind.TENSOR, base.device, base.origin, ndim)
@@ -924,6 +926,10 @@ def _literal_int(given: tuple[cst.BaseExpression, Value] | None, default: int) -
     if given is None:
         return default
     return given[1].ref if isinstance(given[1].ref, int) else None
+
+
+_ADDS_A_DIMENSION = frozenset({"unsqueeze", "unsqueeze_"})
+"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor."""
 
 
 def _type_conversion(node: cst.Call, receiver: Value, args: Args) -> Value | None:
