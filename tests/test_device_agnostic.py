@@ -407,3 +407,36 @@ def test_unsqueezed_cpu_tensor_is_never_a_zero_dim_operand():
             return features[:, 1] + scores[0]
         """
     assert lines_and_codes(source, places=True) == [(5, "DVL103")]
+
+
+def test_items_of_a_parameter_shown_to_be_tensors_live_where_the_caller_chooses():
+    # speechbrain concat_padded_features: `lens` is a list of length tensors on the batch's
+    # device; flair's Viterbi decoder unpacks its features from a tuple parameter
+    source = """\
+        import torch
+
+        def concat(feats, lens):
+            item_lengths = torch.tensor([item.size(0) for item in feats])
+            lens = torch.concat([len_rel.unsqueeze(0) for len_rel in lens])
+            return lens * item_lengths.unsqueeze(-1)
+
+        def decode(features_tuple, n):
+            features, lengths = features_tuple
+            scores = torch.zeros(features.size(0), 3, n)
+            return features[:, 1] + scores[:, 0].unsqueeze(1)
+        """
+    found = findings(source, places=True)
+    assert [(line, code) for line, code, _ in found] == [(6, "DVL103"), (11, "DVL103")]
+    assert "passed in as `features_tuple` at line 8" in found[1][2]
+
+
+def test_items_of_a_parameter_without_tensor_evidence_stay_unknown():
+    source = """\
+        import torch
+
+        def lengths(sizes, extra):
+            total = torch.tensor([s for s in sizes])
+            first, second = extra
+            return total + first + second
+        """
+    assert findings(source, places=True) == []
