@@ -440,3 +440,58 @@ def test_items_of_a_parameter_without_tensor_evidence_stay_unknown():
             return total + first + second
         """
     assert findings(source, places=True) == []
+
+
+def test_method_of_a_placed_model_runs_with_the_callers_tensors():
+    # the GPT tutorials' sampling: `m.generate(context)` with a context built without device=
+    # while the model was moved to the device; generate feeds it to `self(...)`
+    source = """\
+        import torch
+        from torch import nn
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+
+            def forward(self, idx):
+                return self.emb(idx)
+
+            def generate(self, idx, steps):
+                for _ in range(steps):
+                    logits = self(idx[:, -3:])
+                    nxt = torch.multinomial(logits[:, -1, :].softmax(-1), 1)
+                    idx = torch.cat((idx, nxt), dim=1)
+                return idx
+
+        m = Model().to(device)
+        print(m.generate(torch.zeros((1, 1), dtype=torch.long), 5))
+        """
+    [(line, code, message)] = findings(source)
+    assert (line, code) == (16, "DVL103")
+    assert "created without `device=` at line 22" in message
+    assert "moved to `device` at line 21" in message
+
+
+def test_method_of_a_model_left_on_the_cpu_is_silent():
+    source = """\
+        import torch
+        from torch import nn
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+
+            def forward(self, idx):
+                return self.emb(idx)
+
+            def generate(self, idx):
+                return self(idx[:, -3:])
+
+        m = Model()
+        print(m.generate(torch.zeros((1, 1), dtype=torch.long)))
+        """
+    assert findings(source, places=True) == []
