@@ -317,3 +317,181 @@ def test_caller_passing_a_tensor_of_unknown_device_keeps_the_parameter_symbol():
             return boundaries(torch.sigmoid(vad.logits(wav)) > 0.5)
         """
     assert lines_and_codes(source, places=True) == [(5, "DVL103")]
+
+
+def test_tensor_filled_in_for_a_left_out_argument_keeps_its_cpu_device():
+    # allennlp's CRF (#5313) and lightweight-gan's InitConv: the default path builds the mask or
+    # labels on the CPU, beside inputs on the module's GPU; joined with the caller's tensor it
+    # became unknown and the bug went silent
+    source = """\
+        import torch
+        from torch import nn
+
+        class Crf(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.embed = nn.Embedding(n, 8)
+
+            def forward(self, inputs: torch.Tensor, mask: torch.Tensor = None):
+                if mask is None:
+                    mask = torch.ones(*inputs.size(), dtype=torch.bool)
+                else:
+                    mask = mask.to(torch.bool)
+                return inputs * mask
+
+            def labels(self, x, y=None):
+                y = y if y is not None else torch.randint(3, x.shape[:1])
+                return self.embed(y)
+        """
+    found = findings(source)
+    assert [(line, code) for line, code, _ in found] == [(14, "DVL103"), (18, "DVL103")]
+    assert "created without `device=` at line 11" in found[0][2]
+
+
+def test_tensor_filled_in_on_the_device_of_the_other_inputs_is_silent():
+    source = """\
+        import torch
+        from torch import nn
+
+        class Crf(nn.Module):
+            def forward(self, inputs: torch.Tensor, mask: torch.Tensor = None):
+                if mask is None:
+                    mask = torch.ones(*inputs.size(), device=inputs.device)
+                return inputs * mask
+
+            def moved(self, inputs: torch.Tensor, mask: torch.Tensor = None):
+                if mask is None:
+                    mask = torch.ones(*inputs.size())
+                mask = mask.to(inputs.device)
+                return inputs * mask
+        """
+    assert findings(source) == []
+
+
+def test_type_with_a_typed_tensor_class_converts_to_that_class_device():
+    # coqui TTS forward_tts: `g.type(torch.LongTensor)` copies the speaker ids to the cpu
+    # before the speaker embedding, which lives with the module
+    source = """\
+        import torch
+        from torch import nn
+
+        class Encoder(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.emb_g = nn.Embedding(n, 8)
+
+            def encode(self, x: torch.Tensor, g: torch.Tensor):
+                g = g.type(torch.LongTensor)
+                return self.emb_g(g)
+
+            def kept(self, x: torch.Tensor, g: torch.Tensor):
+                return self.emb_g(g.type(torch.long))
+        """
+    [(line, code, message)] = findings(source)
+    assert (line, code) == (11, "DVL105")
+    assert "converted to `torch.LongTensor` at line 10" in message
+
+
+def test_unsqueezed_cpu_tensor_is_never_a_zero_dim_operand():
+    # flair's Viterbi decoder: `scores[:n, t - 1].unsqueeze(1)` may index down to 0-dim, but
+    # unsqueeze gives it a dimension back, so PyTorch's cpu-scalar exception cannot apply
+    source = """\
+        import torch
+
+        def step(features: torch.Tensor, n):
+            scores = torch.zeros(features.size(0), 3, n)
+            return features[:, 1] + scores[:, 0].unsqueeze(1)
+
+        def scalar(features: torch.Tensor, n):
+            scores = torch.zeros(n)
+            return features[:, 1] + scores[0]
+        """
+    assert lines_and_codes(source, places=True) == [(5, "DVL103")]
+
+
+def test_items_of_a_parameter_shown_to_be_tensors_live_where_the_caller_chooses():
+    # speechbrain concat_padded_features: `lens` is a list of length tensors on the batch's
+    # device; flair's Viterbi decoder unpacks its features from a tuple parameter
+    source = """\
+        import torch
+
+        def concat(feats, lens):
+            item_lengths = torch.tensor([item.size(0) for item in feats])
+            lens = torch.concat([len_rel.unsqueeze(0) for len_rel in lens])
+            return lens * item_lengths.unsqueeze(-1)
+
+        def decode(features_tuple, n):
+            features, lengths = features_tuple
+            scores = torch.zeros(features.size(0), 3, n)
+            return features[:, 1] + scores[:, 0].unsqueeze(1)
+        """
+    found = findings(source, places=True)
+    assert [(line, code) for line, code, _ in found] == [(6, "DVL103"), (11, "DVL103")]
+    assert "passed in as `features_tuple` at line 8" in found[1][2]
+
+
+def test_items_of_a_parameter_without_tensor_evidence_stay_unknown():
+    source = """\
+        import torch
+
+        def lengths(sizes, extra):
+            total = torch.tensor([s for s in sizes])
+            first, second = extra
+            return total + first + second
+        """
+    assert findings(source, places=True) == []
+
+
+def test_method_of_a_placed_model_runs_with_the_callers_tensors():
+    # the GPT tutorials' sampling: `m.generate(context)` with a context built without device=
+    # while the model was moved to the device; generate feeds it to `self(...)`
+    source = """\
+        import torch
+        from torch import nn
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+
+            def forward(self, idx):
+                return self.emb(idx)
+
+            def generate(self, idx, steps):
+                for _ in range(steps):
+                    logits = self(idx[:, -3:])
+                    nxt = torch.multinomial(logits[:, -1, :].softmax(-1), 1)
+                    idx = torch.cat((idx, nxt), dim=1)
+                return idx
+
+        m = Model().to(device)
+        print(m.generate(torch.zeros((1, 1), dtype=torch.long), 5))
+        """
+    [(line, code, message)] = findings(source)
+    assert (line, code) == (16, "DVL103")
+    assert "created without `device=` at line 22" in message
+    assert "moved to `device` at line 21" in message
+
+
+def test_method_of_a_model_left_on_the_cpu_is_silent():
+    source = """\
+        import torch
+        from torch import nn
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+
+            def forward(self, idx):
+                return self.emb(idx)
+
+            def generate(self, idx):
+                return self(idx[:, -3:])
+
+        m = Model()
+        print(m.generate(torch.zeros((1, 1), dtype=torch.long)))
+        """
+    assert findings(source, places=True) == []

@@ -21,6 +21,7 @@ from devlint.core.events import (
 from devlint.core.expressions import combined_ndim, is_tensor_like
 from devlint.core.lattice import (
     CPU,
+    MODULE_DEVICE,
     UNKNOWN,
     Concrete,
     Device,
@@ -28,7 +29,7 @@ from devlint.core.lattice import (
     can_be_accelerator,
     is_known,
 )
-from devlint.core.scopes import Args, ClassInfo, FunctionInfo
+from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.syntax import (
     dotted_name,
     is_device_name,
@@ -219,6 +220,9 @@ class CallEvaluator(WrapperEvaluator):
     def instantiate(self, info: ClassInfo, node: cst.Call, args: Args) -> Value:
         raise NotImplementedError
 
+    def placed_instance(self, module: Value) -> Value:
+        raise NotImplementedError
+
     # -- dispatch -------------------------------------------------------------
 
     def call(self, node: cst.Call, env: Env) -> Value:
@@ -278,6 +282,10 @@ class CallEvaluator(WrapperEvaluator):
             return self.instantiate(callee.ref, node, args)
         if kind is Kind.MODULE:
             return self.module_call(node, callee, args)
+        if kind is Kind.INSTANCE and _is_module_class(callee.ref):  # `self(x)` in a module method
+            device = callee.device if is_known(callee.device) else MODULE_DEVICE
+            module = Value(Kind.MODULE, device, callee.origin, stateful=callee.ref.stateful)
+            return self.module_call(node, module, args)
         if kind is Kind.WRAPPER:
             return self.wrapper_call(node, callee, args)
         if kind is Kind.UNKNOWN and is_known(callee.device):
@@ -515,6 +523,8 @@ class CallEvaluator(WrapperEvaluator):
             ndim = 0
         elif kind is CallKind.COMBINE:
             ndim = None if spec.strict else combined_ndim([op.value for op in operands])
+        elif name in _ADDS_A_DIMENSION:
+            ndim = 1
         else:
             ndim = base.ndim if name not in ("squeeze", "item", "select") else None
         return Value(Kind.TENSOR, base.device, base.origin, ndim)
@@ -589,6 +599,10 @@ class CallEvaluator(WrapperEvaluator):
             return self.call_value(node, element_of(receiver), args)  # self.transformer.wpe(p)
         if kind is Kind.MODULE and name == "load_state_dict":
             self.note_state_dict_load(node, func.value, receiver)
+        if kind is Kind.MODULE and _is_module_class(receiver.ref):
+            method = receiver.ref.methods.get(name)
+            if method is not None and _runs_on_the_instance(method.node):
+                return self.call_function(method, args, self.placed_instance(receiver))
         if kind in (Kind.MODULE, Kind.WRAPPER):
             return self.module_method(node, receiver, name, args)
         if kind in (Kind.BATCH, Kind.MAPPING) and name in _DATA_METHODS:
@@ -720,6 +734,10 @@ class CallEvaluator(WrapperEvaluator):
         if name in ("item", "tolist"):
             self.synchronize_if_blocking(receiver, env)
             return SCALAR_VALUE
+        if name == "type":
+            converted = _type_conversion(node, receiver, args)
+            if converted is not None:
+                return converted
         spec = torch_api.tensor_method(name)
         if spec is None:
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
@@ -920,6 +938,44 @@ def _literal_int(given: tuple[cst.BaseExpression, Value] | None, default: int) -
     if given is None:
         return default
     return given[1].ref if isinstance(given[1].ref, int) else None
+
+
+def _is_module_class(ref: object) -> bool:
+    return isinstance(ref, ClassInfo) and ref.kind is ClassKind.MODULE
+
+
+def _runs_on_the_instance(method: cst.FunctionDef) -> bool:
+    """A method of the module's own class that ``model.<name>(...)`` runs with ``self``: not
+    ``forward`` (a module call), not a static or class method."""
+    if method.name.value in ("forward", "__init__"):
+        return False
+    return not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        for d in method.decorators
+    )
+
+
+_ADDS_A_DIMENSION = frozenset({"unsqueeze", "unsqueeze_"})
+"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor."""
+
+
+def _type_conversion(node: cst.Call, receiver: Value, args: Args) -> Value | None:
+    """``x.type(torch.LongTensor)``: a typed tensor class names a device too, so the result
+    is a copy on the cpu (``torch.cuda.LongTensor``: on the GPU) wherever ``x`` was."""
+    given = args.get(0, "dtype")
+    if given is None:
+        return None
+    named = given[1].ref if given[1].kind is Kind.NAMESPACE else string_value(given[0])
+    if not isinstance(named, str) or named == "torch.Tensor":
+        return None
+    if named in LEGACY_CONSTRUCTORS:
+        device: Device = CPU
+    elif named.startswith("torch.cuda.") and named.replace(".cuda", "", 1) in LEGACY_CONSTRUCTORS:
+        device = Concrete("cuda")
+    else:
+        return None
+    origin = Origin(f"converted to `{named}`", node)
+    return Value(Kind.TENSOR, device, origin, receiver.ndim)
 
 
 def is_legacy_constructor(facts: Facts, call: cst.Call) -> bool:

@@ -155,6 +155,20 @@ class ClassAnalysis(FunctionAnalysis):
             return Value(Kind.DATASET, device or CPU, item.origin if device else origin)
         return instance
 
+    def placed_instance(self, module: Value) -> Value:
+        """``self`` for a method of a local module class called on ``module``: its
+        submodules, parameters and buffers live where the module does."""
+        info = module.ref
+        device = module.device if is_known(module.device) else MODULE_DEVICE
+        attrs = {
+            name: value.with_device(device, module.origin)
+            if value.device == MODULE_DEVICE and _is_state(value)
+            else value
+            for name, value in info.attrs.items()
+        }
+        keys, items = tuple(attrs), tuple(attrs.values())
+        return Value(Kind.INSTANCE, device, module.origin, keys=keys, items=items, ref=info)
+
     def _construct(self, info: ClassInfo, args: Args) -> Value:
         init = info.methods.get("__init__")
         receiver = Value(Kind.INSTANCE, ref=info)

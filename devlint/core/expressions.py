@@ -8,6 +8,7 @@ import libcst as cst
 
 from devlint.core.binder import Env
 from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
+from devlint.core.filled_defaults import filled_default
 from devlint.core.lattice import CPU, Concrete, Symbol, can_be_accelerator, is_known
 from devlint.core.syntax import (
     dotted_name,
@@ -343,7 +344,10 @@ class ExpressionEvaluator:
             plain = orelse if _unwraps(node.body, node.orelse) else body
             unwrapped = body if plain is orelse else orelse
             return unwrapped if plain.kind is Kind.WRAPPER else plain
-        return join_values(body, orelse, guarded=mentions_accelerator(node.test))
+        joined = join_values(body, orelse, guarded=mentions_accelerator(node.test))
+        if is_known(joined.device):
+            return joined
+        return filled_default(node.test, body, orelse) or joined
 
     # -- literals and displays ----------------------------------------------------
 

@@ -18,7 +18,7 @@ from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.statements import Frame, StatementWalker
 from devlint.core.syntax import is_device_name, is_loader_name, words_in
-from devlint.core.tensor_evidence import tensor_parameters
+from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
 from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all, parts
 
 MAX_CALL_DEPTH = 4
@@ -44,10 +44,11 @@ class FunctionAnalysis(StatementWalker):
         """Analyse, with unknown arguments, every function defined in the scope just left.
 
         Functions with tensor parameters go last, so that the calls the others make
-        to them are seen first (see ``_tensor_parameters``).
+        to them are seen first (see ``_tensor_parameters``); a function that only
+        takes sequences of tensors goes first, as the callers that build them do.
         """
         pending = self.pending.pop()
-        for info in sorted(pending, key=lambda info: bool(self._tensor_parameters(info))):
+        for info in sorted(pending, key=lambda info: bool(self._tensor_parameters(info).tensors)):
             if info.node in self.analysed:
                 continue
             self.analysed.add(info.node)
@@ -114,7 +115,7 @@ class FunctionAnalysis(StatementWalker):
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
         module_method = info.owner is not None and info.owner.kind is ClassKind.MODULE
-        tensors = self._tensor_parameters(info) if args is None else frozenset()
+        tensors = self._tensor_parameters(info) if args is None else TensorParameters()
         for index, param in enumerate(ordered):
             given = positional[index] if index < len(positional) else None
             is_input = module_method and _is_tensor_input(info, param, index)
@@ -127,7 +128,7 @@ class FunctionAnalysis(StatementWalker):
                 env.set(star.name.value, UNKNOWN_VALUE)
         return env
 
-    def _tensor_parameters(self, info: FunctionInfo) -> frozenset[str]:
+    def _tensor_parameters(self, info: FunctionInfo) -> TensorParameters:
         """Parameters the function's code shows to be tensors, when its caller is unknown.
 
         Parameters that callers in this file give values the analysis knows are
@@ -136,7 +137,7 @@ class FunctionAnalysis(StatementWalker):
         """
         if info.tensor_params is None:
             info.tensor_params = tensor_parameters(info.node, partial(_qualified, info.closure))
-        return info.tensor_params - info.passed
+        return info.tensor_params.without(info.passed)
 
     def _bind_parameter(
         self,
@@ -145,7 +146,7 @@ class FunctionAnalysis(StatementWalker):
         args: Args | None,
         env: Env,
         is_input: bool,
-        tensors: frozenset[str],
+        tensors: TensorParameters,
         passed: set[str],
     ) -> None:
         name = param.name.value
@@ -157,25 +158,26 @@ class FunctionAnalysis(StatementWalker):
         if value is None and args is not None and param.default is not None:
             value = self.eval(param.default, env.parent or env)
         if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
-            value = self._unknown_parameter(name, param, is_input, name in tensors)
+            value = self._unknown_parameter(name, param, is_input, tensors)
         env.set(name, value)
 
     def _unknown_parameter(
-        self, name: str, param: cst.Param, is_input: bool, is_tensor: bool
+        self, name: str, param: cst.Param, is_input: bool, tensors: TensorParameters
     ) -> Value:
         """What a parameter holds when the caller is unknown.
 
         A module's tensor inputs live on the module's device (that is how the
         module is meant to be called); any other parameter the code shows to be
-        a tensor lives on a device the caller chooses, ``<name>.device``;
-        otherwise the name is the only clue.
+        a tensor (or a sequence of tensors) lives on a device the caller
+        chooses, ``<name>.device``; otherwise the name is the only clue.
         """
         if is_input:
             origin = Origin("an input of the module", param)
             return Value(Kind.TENSOR, MODULE_DEVICE, origin)
-        if is_tensor:
+        if name in tensors.tensors or name in tensors.sequences:
             origin = Origin("passed in as {}", param, param.name)
-            return Value(Kind.TENSOR, Symbol(f"{name}.device", tensor=True), origin)
+            tensor = Value(Kind.TENSOR, Symbol(f"{name}.device", tensor=True), origin)
+            return tensor if name in tensors.tensors else Value(Kind.SEQUENCE, element=tensor)
         if is_device_name(name, self.device_names):
             self.runtime_device = True
             return Value(Kind.DEVICE, Symbol(name), Origin("passed in as {}", param, param.name))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from devlint.core.binder import Env
+from devlint.core.tensor_evidence import TensorParameters
 from devlint.core.values import Value
 
 
@@ -24,7 +25,7 @@ class FunctionInfo:
     node: cst.FunctionDef
     closure: Env
     owner: ClassInfo | None = None
-    tensor_params: frozenset[str] | None = None  # the parameters its code shows to be tensors
+    tensor_params: TensorParameters | None = None  # the parameters its code shows to be tensors
     passed: set[str] = field(default_factory=set)  # parameters callers here gave known values
 
     @property

@@ -11,6 +11,7 @@ from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.calls import DICT_API, MODULE_DICT, MOVES, CallEvaluator
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.expressions import is_tensor_like
+from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import availability_test, device_test, no_accelerator, place
 from devlint.core.lattice import Concrete, Symbol, is_known
@@ -437,6 +438,8 @@ class StatementWalker(CallEvaluator):
             else_env.widen(else_narrowed)
         joined = join_envs(then_env, else_env, guarded=facts.guarded)
         both = then_env is not None and else_env is not None
+        if joined is not None and both:
+            keep_filled_default(statement.test, then_env, else_env, joined)
         if flag is not None and joined is not None and both:
             positive, negative = (then_env, else_env) if flag.positive else (else_env, then_env)
             joined.record_split(flag, positive, negative)

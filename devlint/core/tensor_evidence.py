@@ -7,12 +7,15 @@ caller chooses) only with evidence in the function: an annotation naming
 (``torch.matmul(x, w)``, ``F.pad(x, ...)``). Attributes NumPy arrays, lists,
 strings or modules share with tensors (``shape``, ``sum``, ``to``, ``float``)
 are no evidence: Python numbers and arrays taken for tensors are a known source
-of false findings.
+of false findings. A parameter whose items the code shows to be tensors (``for t
+in feats: t.size(0)``, ``a, b = pair; a.unsqueeze(0)``) is a sequence of tensors
+on a device the caller chooses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -44,64 +47,97 @@ Resolver = Callable[[str], str | None]
 """Maps a dotted name as written (``F.pad``) to its qualified name (``torch.nn.functional.pad``)."""
 
 
-def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> frozenset[str]:
-    """Names of the parameters the function's own code shows to be tensors.
+@dataclass(frozen=True, slots=True)
+class TensorParameters:
+    """The parameters a function's code shows to be tensors, and to be sequences of them."""
 
-    A parameter whose device the code tests (``x.is_cuda``, ``x.device.type``,
-    ``x.device == ...``) is left out: the function handles each device on its
-    own branch, and without the test refining each branch a symbol would make
-    the branch for the other device look wrong.
+    tensors: frozenset[str] = frozenset()
+    sequences: frozenset[str] = frozenset()
+
+    def without(self, names: set[str]) -> TensorParameters:
+        return TensorParameters(self.tensors - names, self.sequences - names)
+
+
+def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> TensorParameters:
+    """The parameters the function's own code shows to be tensors or sequences of tensors.
+
+    Evidence is collected for every name in one walk; a name bound to an item of
+    a parameter (by ``for``, a comprehension or unpacking) makes that parameter
+    a sequence of tensors. A parameter whose device the code tests
+    (``x.is_cuda``, ``x.device.type``, ``x.device == ...``, also through its
+    items) is left out: the function handles each device on its own branch, and
+    without the test refining each branch a symbol would make the branch for
+    the other device look wrong.
     """
     params = _all_params(function.params)
     names = {param.name.value for param in params} - {"self", "cls"}
     if not names:
-        return frozenset()
+        return TensorParameters()
     found = {param.name.value for param in params if _annotated_tensor(param)}
     tested: set[str] = set()
+    items: dict[str, str] = {}  # a name bound to an item of a parameter -> the parameter
     for node in expression_nodes(function.body):
         kind = type(node)
         if kind is cst.Attribute:
-            owner = _parameter_of(node.value, names)
+            owner = _name_of(node.value)
             if owner is not None:
                 attribute = node.attr.value
                 if attribute in DEVICE_TESTS:
                     tested.add(owner)
                 elif attribute in TENSOR_ATTRIBUTES:
                     found.add(owner)
-            device_of = _device_attribute_of(node.value, names)
+            device_of = _device_attribute_of(node.value)
             if device_of is not None and node.attr.value in ("type", "index"):
                 tested.add(device_of)
         elif kind is cst.Comparison:
             for side in (node.left, *(target.comparator for target in node.comparisons)):
-                device_of = _device_attribute_of(side, names)
+                device_of = _device_attribute_of(side)
                 if device_of is not None:
                     tested.add(device_of)
         elif kind is cst.Call:
-            found.update(_tensors_of_call(node, names, resolve))
-    return frozenset(found - tested)
+            found.update(_tensors_of_call(node, resolve))
+        elif kind is cst.For or kind is cst.CompFor:
+            _note_items(node.target, node.iter, names, items)
+        elif kind is cst.Assign and len(node.targets) == 1:
+            target = node.targets[0].target
+            if isinstance(target, cst.Tuple | cst.List):
+                for element in target.elements:
+                    _note_items(element.value, node.value, names, items)
+    tested.update([items[name] for name in tested if name in items])
+    tensors = (found & names) - tested
+    sequences = {items[name] for name in found if name in items} - tensors - tested
+    return TensorParameters(frozenset(tensors), frozenset(sequences))
 
 
-def _parameter_of(node: cst.BaseExpression, names: set[str]) -> str | None:
-    return node.value if isinstance(node, cst.Name) and node.value in names else None
+def _note_items(
+    target: cst.BaseExpression, source: cst.BaseExpression, names: set[str], items: dict[str, str]
+) -> None:
+    """``target`` is bound to an item of ``source``: remember it when ``source`` is a parameter."""
+    if isinstance(target, cst.Name) and isinstance(source, cst.Name) and source.value in names:
+        items[target.value] = source.value
 
 
-def _device_attribute_of(node: cst.BaseExpression, names: set[str]) -> str | None:
-    """``x`` for ``x.device`` where ``x`` is a parameter."""
+def _name_of(node: cst.BaseExpression) -> str | None:
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _device_attribute_of(node: cst.BaseExpression) -> str | None:
+    """``x`` for ``x.device``."""
     if isinstance(node, cst.Attribute) and node.attr.value == "device":
-        return _parameter_of(node.value, names)
+        return _name_of(node.value)
     return None
 
 
-def _tensors_of_call(call: cst.Call, names: set[str], resolve: Resolver) -> Iterator[str]:
+def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
     func = call.func
     if isinstance(func, cst.Attribute):
-        owner = _parameter_of(func.value, names)
+        owner = _name_of(func.value)
         if owner is not None and func.attr.value in TENSOR_METHODS:
             yield owner
     if not call.args or call.args[0].keyword is not None or call.args[0].star:
         return
     first = call.args[0].value
-    if not (isinstance(first, cst.Name) and first.value in names):
+    if not isinstance(first, cst.Name):
         return
     written = dotted_name(func)
     qualname = resolve(written) if written is not None else None
