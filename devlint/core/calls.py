@@ -111,6 +111,8 @@ _PASS_THROUGH = frozenset(
         "sorted",
         "einops.rearrange",
         "einops.repeat",
+        "copy.copy",
+        "copy.deepcopy",
         "torch.autograd.Variable",
         "torch.autograd.variable.Variable",
     }
@@ -441,8 +443,8 @@ class CallEvaluator(WrapperEvaluator):
         as_tensor = qualname in ("torch.as_tensor", "torch.asarray")
         if as_tensor and data and device is None and is_tensor_like(data[1]):
             return data[1]
-        if qualname == "torch.from_numpy":
-            ndim = 1
+        if qualname == "torch.from_numpy" or (qualname in LEGACY_CONSTRUCTORS and data):
+            ndim = 1  # `torch.FloatTensor(x)` rejects a number: only a 0-d array gives 0-dim
         origin = (
             Origin("created", node) if qualname == "torch.from_numpy" else self.created(node, args)
         )
@@ -573,6 +575,8 @@ class CallEvaluator(WrapperEvaluator):
         kind = receiver.kind
         if name in MOVES and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
             return self.move(node, func.value, receiver, name, args, env)
+        if name == "type_as" and is_tensor_like(receiver):  # `self.to(other.options())`
+            return self.move(node, func.value, receiver, "to", args, env)
         if kind is Kind.UNKNOWN and name in _MODULE_EVIDENCE:  # an imported model class
             receiver, kind = used_as_module(receiver), Kind.MODULE
             self.rebind(func.value, receiver, env)
@@ -822,6 +826,8 @@ class CallEvaluator(WrapperEvaluator):
         if name == "zip" and not args.starred:
             items = tuple(self.iterate(value, expr) for expr, value in args.positional)
             return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE, items=items))
+        if name in ("list", "tuple") and not args.positional and not args.starred:
+            return Value(Kind.SEQUENCE, items=())  # `list()`: empty, as `[]` is
         if name in ("list", "tuple") and first is not None:
             if values[0].kind is Kind.SEQUENCE:
                 return values[0]

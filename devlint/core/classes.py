@@ -14,7 +14,7 @@ from devlint.core.calls import CALL_RESULT
 from devlint.core.functions import MAX_CALL_DEPTH, FunctionAnalysis, args_signature
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
-from devlint.core.syntax import registers_on_self, statements_on_self
+from devlint.core.syntax import dotted_name, registers_on_self, statements_on_self
 from devlint.core.values import (
     BUFFER,
     PARAMETER,
@@ -144,7 +144,8 @@ class ClassAnalysis(FunctionAnalysis):
         origin = Origin("created", node)
         if info.kind is ClassKind.MODULE:
             device = UNKNOWN if info.moves_itself else CPU
-            return Value(Kind.MODULE, device, origin, stateful=info.stateful, ref=info)
+            stateful = info.stateful or self._holds_given_state(info, args)
+            return Value(Kind.MODULE, device, origin, stateful=stateful, ref=info)
         instance = self._construct(info, args)
         if info.kind is ClassKind.DATASET:
             getitem = info.methods.get("__getitem__")
@@ -168,6 +169,26 @@ class ClassAnalysis(FunctionAnalysis):
         }
         keys, items = tuple(attrs), tuple(attrs.values())
         return Value(Kind.INSTANCE, device, module.origin, keys=keys, items=items, ref=info)
+
+    def _holds_given_state(self, info: ClassInfo, args: Args) -> bool | None:
+        """Whether ``Residual(Block())`` keeps the stateful module it is given.
+
+        A module class whose ``__init__`` stores an argument (``self.fn = fn``)
+        owns state exactly when what it is given does: its ``__init__`` is run
+        again with the arguments, only when one of them is a stateful module.
+        """
+        if not any(_is_state(value) and value.stateful for _, value in args.all()):
+            return info.stateful
+        init = info.methods.get("__init__")
+        if init is None or len(self.active) >= MAX_CALL_DEPTH or init.node in self.active:
+            return info.stateful
+        key = ("stateful", id(init.node), args_signature(args))
+        if key not in self.cache:
+            mark = len(self.events)
+            attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
+            del self.events[mark:]  # the definition's own analysis reported its events
+            self.cache[key] = _stateful(attrs.values(), False, False) or info.stateful
+        return self.cache[key]
 
     def _construct(self, info: ClassInfo, args: Args) -> Value:
         init = info.methods.get("__init__")
@@ -254,21 +275,104 @@ def _stateful(attrs, inherited: bool | None, unknown_base: bool) -> bool | None:
 
 
 def _forget_assigned_elsewhere(info: ClassInfo, attrs: dict[str, Value]) -> None:
-    """Attributes other methods reassign (or move, unless tensors) are unknown elsewhere."""
-    assigned, moved = _assigned_elsewhere(info)
+    """Attributes other methods reassign (or move, unless tensors) are unknown elsewhere.
+
+    A module's own ``to()``/``cuda()`` override that moves a tensor attribute
+    (``self.scale = self.scale.to(device)``) makes it follow the module, as a
+    buffer does.
+    """
+    assigned, moved, follows = _assigned_elsewhere(info)
     for name in assigned:
         attrs[name] = UNKNOWN_VALUE
     for name in moved:
         if attrs.get(name, UNKNOWN_VALUE).kind is not Kind.TENSOR:
             attrs[name] = UNKNOWN_VALUE
+    for name in follows - assigned:
+        value = attrs.get(name, UNKNOWN_VALUE)
+        module = info.kind is ClassKind.MODULE and value.kind is Kind.TENSOR
+        attrs[name] = replace(value, ref=BUFFER) if module else UNKNOWN_VALUE
 
 
-def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str]]:
-    """Attributes of self that methods other than ``__init__`` assign, and that they move."""
+def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str], set[str]]:
+    """Attributes of self that methods other than ``__init__`` assign, that they move, and
+    that a ``to()``/``cuda()`` override moves along with the module."""
     assigned: set[str] = set()
     moved: set[str] = set()
+    follows: set[str] = set()
     for name, method in info.methods.items():
-        if name != "__init__":
-            for statement, attribute in statements_on_self(method.node):
-                (moved if isinstance(statement, cst.Expr) else assigned).add(attribute)
-    return assigned, moved
+        if name == "__init__":
+            continue
+        for statement, attribute in statements_on_self(method.node):
+            if isinstance(statement, cst.Expr):
+                moved.add(attribute)
+            elif not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+                assigned.add(attribute)
+            elif _is_itself(statement.value, statement.targets[0].target):
+                continue  # `self.a = self.a` changes nothing
+            elif name in _MOVE_OVERRIDES and _moves_itself(statement):
+                follows.add(attribute)
+            else:
+                assigned.add(attribute)
+    return assigned - _reinitialised(info, assigned), moved, follows
+
+
+def _reinitialised(info: ClassInfo, assigned: set[str]) -> set[str]:
+    """Attributes other methods only set again as ``__init__`` did (``load()`` doing
+    ``self.target = copy.deepcopy(self.net)`` again): they hold what ``__init__`` left,
+    provided the expression reads no attribute that is reassigned."""
+    init = info.methods.get("__init__")
+    if init is None or not assigned:
+        return set()
+    initial: dict[str, list[cst.BaseExpression]] = {}
+    for statement, attribute in statements_on_self(init.node):
+        if attribute in assigned and isinstance(statement, cst.Assign):
+            initial.setdefault(attribute, []).append(statement.value)
+    again: set[str] = set()
+    for name, method in info.methods.items():
+        if name == "__init__":
+            continue
+        for statement, attribute in statements_on_self(method.node):
+            if attribute not in initial or isinstance(statement, cst.Expr):
+                continue
+            if isinstance(statement, cst.Assign) and any(
+                statement.value.deep_equals(value) for value in initial[attribute]
+            ):
+                again.add(attribute)
+            else:
+                del initial[attribute]
+    return {
+        attribute
+        for attribute in again & initial.keys()
+        if not _attributes_read(initial[attribute]) & assigned
+    }
+
+
+def _attributes_read(values: list[cst.BaseExpression]) -> set[str]:
+    """The ``<name>.<attribute>`` attributes expressions read (``self.net`` → ``net``)."""
+    found: set[str] = set()
+    pending: list[cst.CSTNode] = list(values)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            found.add(node.attr.value)
+        pending.extend(node.children)
+    return found
+
+
+_MOVE_OVERRIDES = frozenset({"to", "cuda"})
+
+
+def _moves_itself(statement: cst.Assign) -> bool:
+    """``self.a = self.a.to(device)``."""
+    value = statement.value
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _MOVE_OVERRIDES
+        and _is_itself(value.func.value, statement.targets[0].target)
+    )
+
+
+def _is_itself(value: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    name = dotted_name(target)
+    return name is not None and dotted_name(value) == name

@@ -17,11 +17,21 @@ from devlint.core.calls import CALL_RESULT
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.statements import Frame, StatementWalker
-from devlint.core.syntax import is_device_name, is_loader_name, words_in
+from devlint.core.syntax import dotted_name, is_device_name, is_loader_name, words_in
 from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
-from devlint.core.values import NONE_VALUE, UNKNOWN_VALUE, Kind, Origin, Value, join_all, parts
+from devlint.core.values import (
+    NONE_VALUE,
+    UNKNOWN_VALUE,
+    Kind,
+    Origin,
+    Value,
+    join_all,
+    parts,
+    used_as_module,
+)
 
 MAX_CALL_DEPTH = 4
+_MODULE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 class FunctionAnalysis(StatementWalker):
@@ -159,6 +169,10 @@ class FunctionAnalysis(StatementWalker):
             value = self.eval(param.default, env.parent or env)
         if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
             value = self._unknown_parameter(name, param, is_input, tensors)
+            if value is UNKNOWN_VALUE and _requires_a_module(param, env.parent or env):
+                value = used_as_module(
+                    Value(Kind.UNKNOWN, origin=Origin("passed in as {}", param, param.name))
+                )
         env.set(name, value)
 
     def _unknown_parameter(
@@ -193,6 +207,19 @@ def _qualified(scope: Env, written: str) -> str | None:
     if bound is None or bound.kind is not Kind.NAMESPACE:
         return None
     return f"{bound.ref}.{rest}" if rest else str(bound.ref)
+
+
+def _requires_a_module(param: cst.Param, scope: Env) -> bool:
+    """A parameter annotated ``nn.Module`` with no default: the model the function is given.
+
+    Only a required one: a defaulted ``criterion: nn.Module = nn.MSELoss()`` may well be
+    a stateless module, while a module a caller must pass is what it works on.
+    """
+    annotation = param.annotation
+    if annotation is None or param.default is not None:
+        return False
+    written = dotted_name(annotation.annotation)
+    return written is not None and _qualified(scope, written) in _MODULE_CLASSES
 
 
 def _is_tensor_input(info: FunctionInfo, param: cst.Param, index: int) -> bool:

@@ -1,0 +1,188 @@
+"""Idioms that decide where a module's state and a tensor live, found missing by the
+mutation benchmark (issue 12): each program is correct as written, and each broken
+variant fails on a GPU; the analysis must see both.
+
+PyTorch's rules these cases encode: ``Module.to()`` moves registered state only
+(an override of ``to()`` moves what it moves); ``a.type_as(b)`` is
+``a.to(b.options())``, device included; ``copy.deepcopy`` keeps devices; a legacy
+constructor (``torch.FloatTensor(x)``) rejects a number, so only a 0-d array gives a
+0-dim tensor (the cpu 0-dim exception).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from test_analysis import PRELUDE, revealed
+
+from devlint.config import Settings
+from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol
+from devlint.engine import lint_source
+
+
+def codes(source: str) -> list[tuple[str, int]]:
+    found = lint_source(textwrap.dedent(source), "example.py", Settings())
+    return [(f.code, f.line) for f in found if f.code >= "DVL1"]
+
+
+WRAPPERS = """\
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.lin(x)
+
+    class Residual(nn.Module):
+        def __init__(self, fn):
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, x):
+            return self.fn(x) + x
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = CONTAINER([])
+            self.layers.append(Residual(WRAPPED))
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+    """
+
+
+def test_empty_list_call_is_an_empty_list() -> None:
+    """``self.layers = list()`` grown by ``append``: modules in a plain list."""
+    source = WRAPPERS.replace("Residual(WRAPPED)", "Block()")
+    assert codes(source.replace("CONTAINER([])", "list()")) == [("DVL104", 27)]
+    assert codes(source.replace("CONTAINER([])", "nn.ModuleList()")) == []
+
+
+def test_a_wrapper_given_a_stateful_module_owns_state() -> None:
+    """``Residual(Block())`` in a plain list: the block's weights stay on the cpu."""
+    plain = WRAPPERS.replace("CONTAINER", "list")
+    assert codes(plain.replace("WRAPPED", "Block()")) == [("DVL104", 27)]
+    # a wrapper of a stateless module owns nothing: no device to disagree with
+    assert codes(plain.replace("WRAPPED", "nn.ReLU()")) == []
+    registered = WRAPPERS.replace("CONTAINER", "nn.ModuleList")
+    assert codes(registered.replace("WRAPPED", "Block()")) == []
+
+
+def test_type_as_moves_to_the_other_tensor() -> None:
+    body = (
+        "class M(nn.Module):\n    def forward(self, x):\n        reveal(torch.ones(2).type_as(x))"
+    )
+    assert revealed(PRELUDE + body) == MODULE_DEVICE
+
+
+def test_deepcopy_keeps_the_device() -> None:
+    body = "import copy\nm = nn.Linear(2, 2).to(device)\nreveal(copy.deepcopy(m))"
+    assert revealed(PRELUDE + body) == Symbol("device")
+
+
+def test_legacy_constructor_from_data_is_not_0_dim() -> None:
+    """``torch.FloatTensor(batch)`` meets a GPU tensor: not the 0-dim exception."""
+    source = """\
+        import torch
+
+        def step(batch, device):
+            q = torch.zeros(2, 3, device=device)
+            reward = torch.FloatTensor(batch)
+            return reward + q
+        """
+    assert ("DVL101", 6) in codes(source)
+    assert codes(source.replace("torch.FloatTensor(batch)", "torch.tensor(batch)")) == []
+
+
+REQUIRED_MODEL = """\
+    import torch
+    import torch.nn as nn
+
+    class Sampler(nn.Module):
+        def __init__(self, model: nn.Module, steps: int):
+            super().__init__()
+            self.model = model
+
+        def sample(self, n, device):
+            x = torch.randn(n, 3)MOVE
+            return self.model(x)
+    """
+
+
+def test_a_required_module_argument_is_a_model_on_the_modules_device() -> None:
+    assert codes(REQUIRED_MODEL.replace("MOVE", "")) == [("DVL103", 11)]
+    assert codes(REQUIRED_MODEL.replace("MOVE", ".to(device)")) == []
+    # a defaulted one may be a stateless criterion: nothing is assumed
+    defaulted = REQUIRED_MODEL.replace("model: nn.Module,", "model: nn.Module = nn.ReLU(),")
+    assert codes(defaulted.replace("MOVE", "")) == []
+
+
+TO_OVERRIDE = """\
+    import torch
+    from torch import nn
+
+    class Policy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+            self.noise = torch.Tensor(2)
+
+        def forward(self, x):
+            return self.lin(x) + self.noise
+
+        def to(self, device):
+            self.noise = MOVED
+            return super().to(device)
+    """
+
+
+@pytest.mark.parametrize(
+    ("moved", "expected"),
+    [
+        ("self.noise.to(device)", []),  # the override moves it with the module
+        ("self.noise", [("DVL104", 11)]),  # it forgot to: the noise stays on the cpu
+    ],
+)
+def test_a_to_override_moves_what_it_moves(moved: str, expected: list) -> None:
+    assert codes(TO_OVERRIDE.replace("MOVED", moved)) == expected
+
+
+REINITIALISED = """\
+    import copy
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+    class Agent:
+        def __init__(self):
+            self.actor = nn.Linear(2, 2).to(device)
+            self.critic = nn.Linear(2, 1)MOVE
+            self.critic_target = copy.deepcopy(self.critic)
+
+        def train(self, state):
+            return self.critic_target(self.actor(state))
+
+        def load(self, path):
+            self.critic.load_state_dict(torch.load(path, map_location=device))
+            self.critic_target = copy.deepcopy(self.critic)
+    """
+
+
+def test_an_attribute_set_again_as_init_did_keeps_its_value() -> None:
+    assert codes(REINITIALISED.replace("MOVE", "")) == [("DVL102", 14)]
+    assert codes(REINITIALISED.replace("MOVE", ".to(device)")) == []
+    # set to something else in `load`: unknown there, so unknown everywhere, as before
+    head, _, tail = REINITIALISED.rpartition("copy.deepcopy(self.critic)")
+    assert codes((head + "build()" + tail).replace("MOVE", "")) == []
+
+
+def test_cpu_is_still_the_only_default() -> None:
+    assert revealed(PRELUDE + "reveal(torch.FloatTensor([1.0]))") == CPU
