@@ -132,6 +132,15 @@ def test_a_cast_by_dtype_keeps_the_device_and_a_legacy_type_name_picks_one(gpus)
         gpu.type("torch.Bogus")
 
 
+def test_type_as_takes_the_other_tensors_device_and_dtype(gpus):
+    """``a.type_as(b)`` is ``a.to(b.options())`` in ATen: a CPU tensor typed as a GPU one moves."""
+    gpu = torch.ones(2, device="cuda:1", dtype=torch.float16)
+    moved = torch.ones(2).type_as(gpu)
+    assert moved.device == torch.device("cuda:1") and moved.dtype == torch.float16
+    assert gpu.type_as(torch.zeros(1)).device.type == "cpu"
+    assert gpu.type_as(gpu) is gpu
+
+
 def test_the_cuda_queries_answer_for_the_virtual_gpus(gpus):
     assert torch.cuda.get_device_name(0) and torch.cuda.current_device() == 0
     with torch.cuda.device(1):

@@ -118,6 +118,11 @@ def install(patches: Patches, state: EmulatorState) -> None:
         target = here if same_kind else (state.cuda() if on_cuda else CPU)
         return to(self, target, dtype=cast, non_blocking=non_blocking, **kwargs)
 
+    def type_as(self: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+        """As ``Tensor::type_as``, ``self.to(other.options())``: ``other``'s dtype *and* device
+        (the host build's own type_as would keep an emulated GPU operand's host placement)."""
+        return to(self, device_of(other), dtype=other.dtype)
+
     def record_stream(self: torch.Tensor, stream: Any) -> None:
         if device_of(self).type != "cuda":
             _Base.record_stream(self, stream)
@@ -175,6 +180,7 @@ def install(patches: Patches, state: EmulatorState) -> None:
         "tolist": tolist,
         "get_device": get_device,
         "type": type_,
+        "type_as": type_as,
         "record_stream": record_stream,
         "take_along_dim": take_along_dim,
         "new_tensor": constructor(_Base.new_tensor, default_here=True),
