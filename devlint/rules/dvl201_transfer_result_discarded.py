@@ -8,6 +8,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.events import DiscardedTransfer, Facts
+from devlint.core.lattice import is_known
 from devlint.core.syntax import dotted_name
 from devlint.core.values import LOADER_BATCH
 from devlint.diagnostic import Severity
@@ -18,7 +19,8 @@ from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 class TransferResultDiscarded(Rule):
     """## What it does
     Finds `x.to(device)`, `x.cuda()` and `x.cpu()` on a tensor used as a bare
-    statement.
+    statement. It stays silent where the analysis knows the tensor is already on
+    the device it is moved to: the lost copy changes nothing.
 
     ## Why is this bad?
     `Tensor.to()` returns a new tensor and leaves the original where it was:
@@ -50,6 +52,8 @@ class TransferResultDiscarded(Rule):
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         for transfer in facts.discarded_transfers:
+            if _already_there(facts, transfer):
+                continue
             receiver = facts.code_of(transfer.receiver.node, limit=60)
             message = (
                 f"`.{transfer.method}()` returns a new tensor and leaves `{receiver}` as it "
@@ -58,6 +62,15 @@ class TransferResultDiscarded(Rule):
             yield Finding(
                 transfer.node, message, self.meta.severity, partial(_fix, facts, transfer)
             )
+
+
+def _already_there(facts: Facts, transfer: DiscardedTransfer) -> bool:
+    """The tensor is known to be on the device it is moved to (``x = x.to(device)`` earlier,
+    or a helper's ``return feats.to(device)``): the lost copy is a no-op, and nothing stays
+    behind on another device."""
+    moved = facts.values.get(transfer.node)
+    before = transfer.receiver.value.device
+    return moved is not None and is_known(before) and moved.device == before
 
 
 def _fix(facts: Facts, transfer: DiscardedTransfer) -> Fix | None:
