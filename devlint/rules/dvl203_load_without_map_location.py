@@ -11,7 +11,7 @@ from devlint.core.checkpoint_paths import file_names, path_argument
 from devlint.core.events import CheckpointLoad, Facts
 from devlint.core.lattice import is_known
 from devlint.core.loaded_values import LoadedValues, in_scope
-from devlint.core.syntax import dotted_name, last_name, root_name, string_value
+from devlint.core.syntax import descendants, dotted_name, last_name, root_name, string_value
 from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
 from devlint.fix import ancestors, is_bound_at, with_keyword
@@ -26,8 +26,9 @@ class LoadWithoutMapLocation(Rule):
     moved with `.to()`) that the same file writes with `torch.save` as they
     are (not moved to the CPU), in a file that chooses its device at run time
     (`torch.cuda.is_available()`, a "cuda if available" device, a `device`
-    argument or `args.device`). Also a load in a function that takes a
-    `map_location` parameter and does not pass it on.
+    argument or `args.device`) or whose writer saves a module's
+    `state_dict()` (the module is wherever its user placed it). Also a load in
+    a function that takes a `map_location` parameter and does not pass it on.
 
     It stays silent where the code gives no reason to believe the file holds
     device tensors: weights nothing in the file writes (a path the user gives,
@@ -37,8 +38,8 @@ class LoadWithoutMapLocation(Rule):
     `torch.load(*args, **kwargs)` wrappers whose callers may pass
     `map_location`, for a load that runs only `if torch.cuda.is_available()` or
     whose `if`'s other branch passes `map_location`, for a file the same
-    function saved a moment before (or a checkpoint it rewrites in place), and
-    for a file the same code saves as `tensor.cpu()` (or as a dict it fills
+    function saved a moment before (or a checkpoint it rewrites in place) or a
+    `@pytest.fixture` the loading test asks for wrote, and for a file the same code saves as `tensor.cpu()` (or as a dict it fills
     with `param.cpu()` copies).
 
     ## Why is this bad?
@@ -161,16 +162,19 @@ def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | N
             f"`{function}` takes `map_location` (line {facts.line_of(ignored)}) but ignores it"
         )
         return evidence, "map_location"
-    if not facts.runtime_device:
-        return None
     writer = _device_writer(file, load)
     if writer is None:
+        return None
+    module_state = _saves_module_state(file, writer)
+    if not facts.runtime_device and not module_state:
         return None
     contents = _contents(file, scope, load)
     if contents is None:
         return None
     saved = f"this file writes it at line {facts.line_of(writer)} without moving it to the CPU"
-    return f"{contents}, {saved}, and this file picks its device at run time", None
+    if facts.runtime_device:
+        return f"{contents}, {saved}, and this file picks its device at run time", None
+    return f"{contents}, {saved} (a module's state, on whichever device the module is)", None
 
 
 def _passes_unpacked_arguments(load: cst.Call) -> bool:
@@ -323,8 +327,30 @@ def _device_writer(file: _File, load: cst.Call) -> cst.Call | None:
             continue  # it names another file
         if _saves_cpu_copies(file, save.node) or _saves_a_load(file, save.node):
             continue
+        if _fixture_of(file, save.node, load):
+            continue
         return save.node
     return None
+
+
+def _fixture_of(file: _File, save: cst.Call, load: cst.Call) -> bool:
+    """The writer is a ``@pytest.fixture`` the loading test asks for by name: the same test
+    run writes the file and reads it back, on one machine."""
+    writer = file.scope(save)
+    reader = file.scope(load)
+    if not isinstance(writer, cst.FunctionDef) or not isinstance(reader, cst.FunctionDef):
+        return False
+    fixture = any(
+        (
+            dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            or ""
+        ).split(".")[-1]
+        == "fixture"
+        for d in writer.decorators
+    )
+    params = reader.params
+    asked = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    return fixture and writer.name.value in asked
 
 
 def _saves_cpu_copies(file: _File, save: cst.Call) -> bool:
@@ -350,6 +376,35 @@ def _saves_cpu_copies(file: _File, save: cst.Call) -> bool:
         if len(on_cpu) == known:
             break
     return payload.value in on_cpu
+
+
+def _saves_module_state(file: _File, save: cst.Call) -> bool:
+    """The writer saves a ``state_dict()`` as it is (``torch.save(self.state_dict(), f)``,
+    ``{"model": model.state_dict()}``): the tensors of a module, on the device its user placed
+    it on, which device-agnostic code does not choose."""
+    payload = save.args[0].value if save.args else None
+    if payload is None:
+        return False
+    if _calls_state_dict(payload):
+        return True
+    if not isinstance(payload, cst.Name):
+        return False
+    return any(
+        isinstance(node, cst.Assign)
+        and any(
+            isinstance(target.target, cst.Name) and target.target.value == payload.value
+            for target in node.targets
+        )
+        and _calls_state_dict(node.value)
+        for node in file.nodes(file.scope(save))
+    )
+
+
+def _calls_state_dict(node: cst.BaseExpression) -> bool:
+    return any(
+        isinstance(part, cst.Call) and last_name(part.func) == "state_dict"
+        for part in (node, *descendants(node))
+    )
 
 
 def _is_cpu_copy(node: cst.BaseExpression) -> bool:
