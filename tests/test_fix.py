@@ -161,7 +161,9 @@ def test_map_location_fix_is_safe_only_into_load_state_dict(load: str, safe: boo
         "def restore(path):\n"
         '    device = "cuda" if torch.cuda.is_available() else "cpu"\n'
         "    model = nn.Linear(2, 2).to(device)\n"
-        f"    {load}\n"
+        f"    {load}\n\n\n"
+        "def save(model, path):\n"
+        "    torch.save(model.state_dict(), path)\n"
     )
     (diagnostic,) = lint_source(source, "x.py")
     assert diagnostic.fix is not None
@@ -175,6 +177,8 @@ def test_map_location_is_cpu_without_a_device_variable_in_scope() -> None:
         "def train():\n"
         '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
         "    return device\n\n"
+        "def save(model, path):\n"
+        "    torch.save({'state_dict': model.state_dict()}, path)\n\n"
         "def serve(path):\n"
         '    return torch.load(path)["state_dict"]\n'
     )

@@ -11,7 +11,7 @@ from devlint.core.checkpoint_paths import file_names, path_argument
 from devlint.core.events import CheckpointLoad, Facts
 from devlint.core.lattice import is_known
 from devlint.core.loaded_values import LoadedValues, in_scope
-from devlint.core.syntax import dotted_name, last_name, string_value
+from devlint.core.syntax import descendants, dotted_name, last_name, root_name, string_value
 from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
 from devlint.fix import ancestors, is_bound_at, with_keyword
@@ -23,18 +23,24 @@ class LoadWithoutMapLocation(Rule):
     Finds `torch.load(...)` without `map_location` of a checkpoint the code
     shows to hold model weights or tensors (it goes into `load_state_dict`, its
     `"model"`/`"state_dict"`/`"optimizer"` entries are read, its tensors are
-    moved with `.to()`), in a file that chooses its device at run time
+    moved with `.to()`) that the same file writes with `torch.save` as they
+    are (not moved to the CPU), in a file that chooses its device at run time
     (`torch.cuda.is_available()`, a "cuda if available" device, a `device`
-    argument or `args.device`). Also a load in a function that takes a
-    `map_location` parameter and does not pass it on.
+    argument or `args.device`) or whose writer saves a module's
+    `state_dict()` (the module is wherever its user placed it). Also a load in
+    a function that takes a `map_location` parameter and does not pass it on.
 
     It stays silent where the code gives no reason to believe the file holds
-    device tensors (vocabularies, statistics, Python values), for
+    device tensors: weights nothing in the file writes (a path the user gives,
+    a released download, a file another module's writer may save as `.cpu()`
+    copies: whether they hold CUDA tensors is unknown), vocabularies,
+    statistics and Python values; for
     `torch.load(*args, **kwargs)` wrappers whose callers may pass
     `map_location`, for a load that runs only `if torch.cuda.is_available()` or
     whose `if`'s other branch passes `map_location`, for a file the same
-    function saved a moment before (or a checkpoint it rewrites in place), and
-    for a file the same code saves as `tensor.cpu()`.
+    function saved a moment before (or a checkpoint it rewrites in place) or a
+    `@pytest.fixture` the loading test asks for wrote, and for a file the same code saves as `tensor.cpu()` (or as a dict it fills
+    with `param.cpu()` copies).
 
     ## Why is this bad?
     `torch.load` restores every storage to the device it was saved from. A
@@ -156,12 +162,19 @@ def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | N
             f"`{function}` takes `map_location` (line {facts.line_of(ignored)}) but ignores it"
         )
         return evidence, "map_location"
-    if not facts.runtime_device:
+    writer = _device_writer(file, load)
+    if writer is None:
+        return None
+    module_state = _saves_module_state(file, writer)
+    if not facts.runtime_device and not module_state:
         return None
     contents = _contents(file, scope, load)
     if contents is None:
         return None
-    return f"{contents}, and this file picks its device at run time", None
+    saved = f"this file writes it at line {facts.line_of(writer)} without moving it to the CPU"
+    if facts.runtime_device:
+        return f"{contents}, {saved}, and this file picks its device at run time", None
+    return f"{contents}, {saved} (a module's state, on whichever device the module is)", None
 
 
 def _passes_unpacked_arguments(load: cst.Call) -> bool:
@@ -300,6 +313,132 @@ def _written_on_cpu(file: _File, load: cst.Call) -> bool:
         if moved_to_cpu and names & file_names(path_argument(save.node, 1)):
             return True
     return False
+
+
+def _device_writer(file: _File, load: cst.Call) -> cst.Call | None:
+    """The ``torch.save`` of this file that may write what ``load`` reads, as its tensors are:
+    not moved to the CPU and not a checkpoint it loaded itself. Without one the file comes from
+    elsewhere (a released download, another file's writer that may save ``.cpu()`` copies), and
+    what the analysis cannot see is unknown: no reason to believe it holds device tensors."""
+    names = file_names(path_argument(load, 0))
+    for save in file.saves:
+        written = file_names(path_argument(save.node, 1))
+        if names and written and not names & written:
+            continue  # it names another file
+        if _saves_cpu_copies(file, save.node) or _saves_a_load(file, save.node):
+            continue
+        if _fixture_of(file, save.node, load):
+            continue
+        return save.node
+    return None
+
+
+def _fixture_of(file: _File, save: cst.Call, load: cst.Call) -> bool:
+    """The writer is a ``@pytest.fixture`` the loading test asks for by name: the same test
+    run writes the file and reads it back, on one machine."""
+    writer = file.scope(save)
+    reader = file.scope(load)
+    if not isinstance(writer, cst.FunctionDef) or not isinstance(reader, cst.FunctionDef):
+        return False
+    fixture = any(
+        (
+            dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            or ""
+        ).split(".")[-1]
+        == "fixture"
+        for d in writer.decorators
+    )
+    params = reader.params
+    asked = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    return fixture and writer.name.value in asked
+
+
+def _saves_cpu_copies(file: _File, save: cst.Call) -> bool:
+    """The payload is a CPU copy, or a name the writer's scope fills with CPU copies
+    (``state_dict[key] = param.cpu()`` then ``save_dict["params"] = state_dict``)."""
+    payload = save.args[0].value if save.args else None
+    if payload is None or _is_cpu_copy(payload):
+        return payload is not None
+    if not isinstance(payload, cst.Name):
+        return False
+    assignments = [node for node in file.nodes(file.scope(save)) if isinstance(node, cst.Assign)]
+    on_cpu: set[str] = set()
+    for _ in range(3):  # a copy put into a dict, that dict into another
+        known = len(on_cpu)
+        for node in assignments:
+            value = node.value
+            if _is_cpu_copy(value) or (isinstance(value, cst.Name) and value.value in on_cpu):
+                on_cpu.update(
+                    root_name(target.target)
+                    for target in node.targets
+                    if isinstance(target.target, cst.Name | cst.Subscript)
+                )
+        if len(on_cpu) == known:
+            break
+    return payload.value in on_cpu
+
+
+def _saves_module_state(file: _File, save: cst.Call) -> bool:
+    """The writer saves a ``state_dict()`` as it is (``torch.save(self.state_dict(), f)``,
+    ``{"model": model.state_dict()}``): the tensors of a module, on the device its user placed
+    it on, which device-agnostic code does not choose."""
+    payload = save.args[0].value if save.args else None
+    if payload is None:
+        return False
+    if _calls_state_dict(payload):
+        return True
+    if not isinstance(payload, cst.Name):
+        return False
+    return any(
+        isinstance(node, cst.Assign)
+        and any(
+            isinstance(target.target, cst.Name) and target.target.value == payload.value
+            for target in node.targets
+        )
+        and _calls_state_dict(node.value)
+        for node in file.nodes(file.scope(save))
+    )
+
+
+def _calls_state_dict(node: cst.BaseExpression) -> bool:
+    return any(
+        isinstance(part, cst.Call) and last_name(part.func) == "state_dict"
+        for part in (node, *descendants(node))
+    )
+
+
+def _is_cpu_copy(node: cst.BaseExpression) -> bool:
+    """``x.cpu()``, ``x.detach().to("cpu")``, ``model.cpu().state_dict()``, or a dict or
+    comprehension of such copies."""
+    if isinstance(node, cst.DictComp):
+        return _is_cpu_copy(node.value)
+    if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp):
+        return _is_cpu_copy(node.elt)
+    if isinstance(node, cst.Dict):
+        values = [
+            element.value for element in node.elements if isinstance(element, cst.DictElement)
+        ]
+        return bool(values) and len(values) == len(node.elements) and all(map(_is_cpu_copy, values))
+    while isinstance(node, cst.Call | cst.Attribute | cst.Subscript):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method == "cpu" or (
+                method == "to" and any(string_value(arg.value) == "cpu" for arg in node.args)
+            ):
+                return True
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return False
+
+
+def _saves_a_load(file: _File, save: cst.Call) -> bool:
+    """The writer saves a checkpoint it loaded (a tool that rewrites checkpoint files): it
+    keeps whatever devices the file had, which says nothing about them."""
+    payload = save.args[0].value if save.args else None
+    scope = file.scope(save)
+    return payload is not None and any(
+        file.scope(other.node) is scope and file.loaded(other.node).holds(payload)
+        for other in file.loads
+    )
 
 
 _NOT_CONFIG = frozenset({Kind.TENSOR, Kind.MODULE, Kind.WRAPPER, Kind.BATCH})
