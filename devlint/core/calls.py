@@ -383,7 +383,7 @@ class CallEvaluator(WrapperEvaluator):
             return self.data_loader(node, args)
         if qualname in ("torch.load", "torch.serialization.load"):
             given = args.get(1, "map_location") is not None
-            self.events.append(CheckpointLoad(node, given))
+            self.events.append(CheckpointLoad(node, given, self.function))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _NUMPY_CONVERSIONS:
             given = args.get(0, "object") or args.get(0, "a")

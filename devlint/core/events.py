@@ -75,6 +75,7 @@ class CheckpointLoad:
 
     node: cst.Call
     map_location: bool
+    scope: cst.FunctionDef | None  # the function it runs in; None at module level
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,6 +139,7 @@ class CheckpointSave:
 
     node: cst.Call
     payload: Value
+    scope: cst.FunctionDef | None  # the function it runs in; None at module level
 
 
 @dataclass(frozen=True, eq=False)

@@ -111,7 +111,7 @@ class WrapperEvaluator(ExpressionEvaluator):
         if qualname in _SAVES:
             given = args.get(0, "obj")
             if given is not None:
-                self.events.append(CheckpointSave(node, given[1]))
+                self.events.append(CheckpointSave(node, given[1], self.function))
 
     def note_state_dict_load(
         self, node: cst.Call, module_node: cst.BaseExpression, module: Value

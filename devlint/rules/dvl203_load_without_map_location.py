@@ -103,12 +103,17 @@ class _File:
         self.facts = facts
         self.loads = list({load.node: load for load in facts.checkpoint_loads}.values())
         self.saves = list({save.node: save for save in facts.checkpoint_saves}.values())
+        self._scopes = {
+            event.node: event.scope or facts.module for event in (*self.loads, *self.saves)
+        }
         self._nodes: dict[cst.CSTNode, list[cst.CSTNode]] = {}
         self._loaded: dict[cst.Call, LoadedValues] = {}
 
     def scope(self, node: cst.CSTNode) -> cst.CSTNode:
-        """The function ``node`` runs in, or the module."""
-        return _scope(self.facts, node) or self.facts.module
+        """The function ``node`` runs in, or the module (as the analysis recorded it for loads
+        and saves: no parent map is built for files that need nothing else)."""
+        known = self._scopes.get(node)
+        return known if known is not None else _scope(self.facts, node) or self.facts.module
 
     def nodes(self, scope: cst.CSTNode) -> list[cst.CSTNode]:
         if scope not in self._nodes:
@@ -148,25 +153,31 @@ def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | N
     """Why this load will restore device tensors where that device may be absent, with the
     parameter that says where to load when the function takes one; None when the code gives
     no reason to believe so (data, statistics, a file the same code wrote, a guarded load).
+
+    The reason is looked for first: most loads have none, and the vetoes after it read
+    positions and the parent map, which cost a file-wide pass each.
     """
-    facts = file.facts
     scope = file.scope(load)
-    if _guarded(file, load) or _reads_back_own_file(file, scope, load):
-        return None
-    if _written_on_cpu(file, load):
-        return None
     ignored = _ignored_location_parameter(scope)
     if ignored is not None and isinstance(scope, cst.FunctionDef):
-        function = scope.name.value
-        evidence = (
-            f"`{function}` takes `map_location` (line {facts.line_of(ignored)}) but ignores it"
-        )
-        return evidence, "map_location"
+        line = file.facts.line_of(ignored)
+        reason = f"`{scope.name.value}` takes `map_location` (line {line}) but ignores it"
+        found: tuple[str, str | None] | None = (reason, "map_location")
+    else:
+        found = _written_on_device(file, scope, load)
+    if found is None or _written_on_cpu(file, load) or _reads_back_own_file(file, scope, load):
+        return None
+    return None if _guarded(file, load) else found
+
+
+def _written_on_device(file: _File, scope: cst.CSTNode, load: cst.Call) -> tuple[str, None] | None:
+    """This file writes what ``load`` reads without moving it to the CPU, and it holds weights
+    or a training state the program may read where their device is absent."""
+    facts = file.facts
     writer = _device_writer(file, load)
     if writer is None:
         return None
-    module_state = _saves_module_state(file, writer)
-    if not facts.runtime_device and not module_state:
+    if not facts.runtime_device and not _saves_module_state(file, writer):
         return None
     contents = _contents(file, scope, load)
     if contents is None:
@@ -194,18 +205,20 @@ def _contents(file: _File, scope: cst.CSTNode, load: cst.Call) -> str | None:
 
 
 def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> str | None:
-    line = facts.line_of(node) if isinstance(node, cst.Call | cst.Subscript) else None
+    """What ``node`` shows the loaded object holds. Lines are read only for a match: the first
+    line read makes the file's positions, a pass over the whole tree."""
     if isinstance(node, cst.Call):
         callee = last_name(node.func) or ""
         if "state_dict" in callee and any(loaded.holds(arg.value) for arg in node.args):
             code = facts.code_of(node.func)
-            return f"it holds model weights (restored by `{code}` at line {line})"
+            return f"it holds model weights (restored by `{code}` at line {facts.line_of(node)})"
         if (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in _MOVES
             and loaded.holds(node.func.value)
         ):
-            return f"it holds tensors (moved by `.{node.func.attr.value}()` at line {line})"
+            moved = node.func.attr.value
+            return f"it holds tensors (moved by `.{moved}()` at line {facts.line_of(node)})"
         if (
             callee == "get"
             and node.args
@@ -213,11 +226,11 @@ def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> st
             and isinstance(node.func, cst.Attribute)
             and loaded.holds(node.func.value)
         ):
-            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {line})"
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {facts.line_of(node)})"
     if isinstance(node, cst.Subscript) and loaded.holds(node.value) and len(node.slice) == 1:
         index = node.slice[0].slice
         if isinstance(index, cst.Index) and _is_checkpoint_key(index.value):
-            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {line})"
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {facts.line_of(node)})"
     return None
 
 
@@ -276,15 +289,14 @@ def _reads_back_own_file(file: _File, scope: cst.CSTNode, load: cst.Call) -> boo
     """The same function saved this path before loading it (a round trip on one machine), or
     saves a checkpoint it loaded (a tool that rewrites checkpoint files, keeping devices)."""
     facts = file.facts
-    start = facts.span_of(load)[0]
     path = _path_text(facts, load, 0)
     saves = [save.node for save in file.saves if file.scope(save.node) is scope]
     loads = [other.node for other in file.loads if file.scope(other.node) is scope]
     for save in saves:
         if (
             path is not None
-            and facts.span_of(save)[0] < start
             and _path_text(facts, save, 1) == path
+            and facts.span_of(save)[0] < facts.span_of(load)[0]
         ):
             return True
         payload = save.args[0].value if save.args else None
