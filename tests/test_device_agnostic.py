@@ -387,3 +387,39 @@ def test_device_default_is_reported_only_when_the_caller_has_a_device_it_does_no
         """
     codes = [code for _, code in lines_and_codes(source)]
     assert codes.count("DVL101") == reported
+
+
+def test_torchaudio_transform_with_a_buffer_is_a_cpu_module():
+    # speechbrain stoi_loss: a Resample (its kernel a buffer) built on the CPU, applied to the
+    # caller's batch; separate_file: the same against audio moved to self.device
+    source = """\
+        import torch
+        import torchaudio
+        from torchaudio.transforms import MelSpectrogram
+
+        def stoi_loss(y_pred_batch, lens):
+            y_pred_batch = torch.squeeze(y_pred_batch, dim=-1)
+            resampler = torchaudio.transforms.Resample(16000, 10000)
+            return resampler(y_pred_batch)
+
+        class Separator:
+            def separate_file(self, path):
+                batch, rate = torchaudio.load(path)
+                batch = batch.to(self.device)
+                return MelSpectrogram(rate)(batch)
+        """
+    found = findings(source)
+    assert [(line, code) for line, code, _ in found] == [(8, "DVL102"), (14, "DVL102")]
+    assert "`resampler` is on cpu (created at line 7)" in found[0][2]
+
+
+def test_torchaudio_transform_without_a_buffer_follows_its_input():
+    source = """\
+        import torch
+        import torchaudio
+
+        def to_db(spec):
+            spec = torch.squeeze(spec, dim=-1)
+            return torchaudio.transforms.AmplitudeToDB()(spec)
+        """
+    assert lines_and_codes(source, places=True) == []
