@@ -35,7 +35,11 @@ class MixedDeviceOperands(Rule):
     that picks its device at run time elsewhere, is a warning too, reported
     where the accelerator is hard-coded: it fails on a CPU-only machine and
     lands on the current GPU rather than its partner's. Code that hard-codes
-    `.cuda()` throughout (GPU-only scripts) is not reported. More specific causes have
+    `.cuda()` throughout (GPU-only scripts) is not reported. A call that leaves a
+    local function's `device="cuda"` default in place (`get_batch(keys)` for
+    `def get_batch(keys, device="cuda")`) where the caller holds its own run-time
+    `device` is a warning too: what the callee places lands on the hard-coded
+    default. More specific causes have
     their own rules: DataLoader batches (DVL301), plain module attributes
     (DVL104), factories without `device=` in functions (DVL103), indices
     (DVL105) and loss weights (DVL106).
