@@ -30,19 +30,17 @@ def unpassed_device_parameters(
         return
     params = info.node.params
     positional = [*params.posonly_params, *params.params][1 if bound else 0 :]
-    candidates = [
-        (index, param)
+    unpassed = [
+        param
         for index, param in enumerate([*positional, *params.kwonly_params])
-        if param.default is not None and is_device_name(param.name.value, device_names)
+        if param.default is not None
+        and is_device_name(param.name.value, device_names)
+        and not (index < len(positional) and index < len(args.positional))
+        and param.name.value not in args.keywords
     ]
-    if not candidates:
-        return
-    read = _names_read(info.node)
-    for index, param in candidates:
-        name = param.name.value
-        passed = index < len(positional) and index < len(args.positional)
-        if not passed and name not in args.keywords and name in read:
-            yield param
+    if unpassed:  # rare: walk the callee's body only then
+        read = _names_read(info.node)
+        yield from (param for param in unpassed if param.name.value in read)
 
 
 def _names_read(function: cst.FunctionDef) -> set[str]:
