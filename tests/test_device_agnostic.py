@@ -495,3 +495,109 @@ def test_method_of_a_model_left_on_the_cpu_is_silent():
         print(m.generate(torch.zeros((1, 1), dtype=torch.long)))
         """
     assert findings(source, places=True) == []
+
+
+def test_device_parameter_left_at_its_hard_coded_default_is_reported_at_the_call():
+    # sgm do_sample: get_batch(keys, n) leaves device="cuda" while do_sample has its own device
+    source = """\
+        import torch
+
+        def get_batch(keys, n, device="cuda"):
+            return torch.tensor(keys).to(device).repeat(n, 1)
+
+        def do_sample(model, keys, n, device="cuda"):
+            batch = get_batch(keys, n)
+            return model(batch.to(device))
+        """
+    [(line, code, message)] = [f for f in findings(source) if f[1] == "DVL101"]
+    assert (line, code) == (7, "DVL101")
+    assert 'leaves `device` at its hard-coded default `"cuda"` (line 3)' in message
+    assert "passed in as `device` at line 6" in message
+    assert "pass `device=device`" in message
+
+
+def test_method_leaving_its_device_default_while_the_constructor_has_one_is_reported():
+    # sgm SamplingPipeline: self._load_model() keeps device="cuda" though __init__ got a device
+    source = """\
+        import torch
+
+        class Pipeline:
+            def __init__(self, path, device="cuda"):
+                self.device = device
+                self.model = self._load_model(path)
+
+            def _load_model(self, path, device="cuda"):
+                model = torch.load(path, map_location="cpu")
+                return model.to(device)
+        """
+    assert [(line, code) for line, code in lines_and_codes(source) if code == "DVL101"] == [
+        (6, "DVL101")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("call", "reported"),
+    [
+        ("get_batch(keys, 2)", 1),  # the control: the caller's device is not passed
+        ("get_batch(keys, 2, device)", 0),
+        ("get_batch(keys, 2, device=device)", 0),
+        ("get_batch(keys, 2, **options)", 0),  # may pass it
+    ],
+)
+def test_device_default_is_reported_only_when_the_caller_has_a_device_it_does_not_pass(
+    call, reported
+):
+    source = f"""\
+        import torch
+
+        def get_batch(keys, n, device="cuda"):
+            return torch.tensor(keys).to(device).repeat(n, 1)
+
+        def unread(keys, device="cuda"):
+            return keys
+
+        def no_device_here(keys):
+            return get_batch(keys, 2)
+
+        def do_sample(keys, device, options):
+            unread(keys)
+            return {call}
+        """
+    codes = [code for _, code in lines_and_codes(source)]
+    assert codes.count("DVL101") == reported
+
+
+def test_torchaudio_transform_with_a_buffer_is_a_cpu_module():
+    # speechbrain stoi_loss: a Resample (its kernel a buffer) built on the CPU, applied to the
+    # caller's batch; separate_file: the same against audio moved to self.device
+    source = """\
+        import torch
+        import torchaudio
+        from torchaudio.transforms import MelSpectrogram
+
+        def stoi_loss(y_pred_batch, lens):
+            y_pred_batch = torch.squeeze(y_pred_batch, dim=-1)
+            resampler = torchaudio.transforms.Resample(16000, 10000)
+            return resampler(y_pred_batch)
+
+        class Separator:
+            def separate_file(self, path):
+                batch, rate = torchaudio.load(path)
+                batch = batch.to(self.device)
+                return MelSpectrogram(rate)(batch)
+        """
+    found = findings(source)
+    assert [(line, code) for line, code, _ in found] == [(8, "DVL102"), (14, "DVL102")]
+    assert "`resampler` is on cpu (created at line 7)" in found[0][2]
+
+
+def test_torchaudio_transform_without_a_buffer_follows_its_input():
+    source = """\
+        import torch
+        import torchaudio
+
+        def to_db(spec):
+            spec = torch.squeeze(spec, dim=-1)
+            return torchaudio.transforms.AmplitudeToDB()(spec)
+        """
+    assert lines_and_codes(source, places=True) == []

@@ -9,9 +9,11 @@ import libcst as cst
 from devlint.core import torch_api
 from devlint.core.binder import Env
 from devlint.core.collectives import distributed_event
+from devlint.core.device_defaults import unpassed_device_parameters
 from devlint.core.events import (
     CheckpointLoad,
     CreateThenMove,
+    DeviceDefaultKept,
     Facts,
     HostConversion,
     LoaderCreated,
@@ -27,6 +29,7 @@ from devlint.core.lattice import (
     Device,
     Symbol,
     can_be_accelerator,
+    is_hard_coded_accelerator,
     is_known,
 )
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
@@ -252,7 +255,10 @@ class CallEvaluator(WrapperEvaluator):
             callee = self.eval(func, env)
         if _sets_up_distributed(name) and _outside_the_file(callee):
             self.sets_cuda_device = True  # a helper we cannot see: it may call set_device
-        return self.call_value(node, callee, self.arguments(node, env))
+        args = self.arguments(node, env)
+        if callee.kind is Kind.FUNCTION and isinstance(callee.ref, FunctionInfo):
+            self.note_kept_device_defaults(node, callee.ref, args, False, env)
+        return self.call_value(node, callee, args)
 
     def offloaded(self, model: cst.BaseExpression, env: Env) -> None:
         """A hook now moves the model's weights at call time: where they are is unknown."""
@@ -585,6 +591,7 @@ class CallEvaluator(WrapperEvaluator):
                 return self.register(func.value, name, args, env)
             method = receiver.ref.methods.get(name)
             if method is not None:
+                self.note_kept_device_defaults(node, method, args, True, env)
                 return self.call_function(method, args, receiver)
             callee = self.attribute_of(receiver, name, func)
             self.values[func] = callee
@@ -685,6 +692,23 @@ class CallEvaluator(WrapperEvaluator):
         ):  # a CPU generator: sampling on the cpu is how the numbers stay device-independent
             random = last_name(receiver_node.func) in RANDOM_FACTORIES
             self.events.append(CreateThenMove(node, receiver_node, Operand(node, moved), random))
+
+    def note_kept_device_defaults(
+        self, node: cst.Call, info: FunctionInfo, args: Args, bound: bool, env: Env
+    ) -> None:
+        """``get_batch(keys)`` leaving ``device="cuda"`` where the caller holds a run-time
+        ``device`` of its own: what the callee places lands on the hard-coded default."""
+        for param in unpassed_device_parameters(info, args, bound, self.device_names):
+            default = self.device_argument(param.default, self.eval(param.default, env))
+            held = env.get(param.name.value)
+            if (
+                default is not None
+                and is_hard_coded_accelerator(default)
+                and held is not None
+                and held.kind in (Kind.DEVICE, Kind.STRING)
+                and _run_time_choice(held.device)
+            ):
+                self.events.append(DeviceDefaultKept(node, param, default, held))
 
     def synchronize_if_blocking(self, value: Value, env: Env) -> None:
         """A blocking copy off an accelerator waits for the stream: earlier copies are done."""
@@ -855,6 +879,16 @@ def _sets_up_distributed(name: str | None) -> bool:
     group (and usually this process's GPU with ``torch.cuda.set_device``)."""
     lowered = (name or "").lower()
     return "dist" in lowered and ("init" in lowered or "setup" in lowered)
+
+
+def _run_time_choice(device: Device) -> bool:
+    """A device variable that may be the cpu or any GPU; not this process's GPU (a rank)."""
+    return (
+        isinstance(device, Symbol)
+        and device.accel
+        and ":" not in device.name
+        and not is_rank_name(device.name)
+    )
 
 
 def _outside_the_file(callee: Value) -> bool:

@@ -89,6 +89,17 @@ class CreateThenMove:
 
 
 @dataclass(frozen=True, eq=False)
+class DeviceDefaultKept:
+    """``get_batch(keys)`` for ``def get_batch(keys, device="cuda")`` called where the caller
+    holds its own run-time ``device``: the callee places its values on the hard-coded default."""
+
+    node: cst.Call
+    parameter: cst.Param  # the callee's device parameter, with its default
+    default: Device  # the hard-coded accelerator the default names
+    caller: Value  # what the caller holds under the same name
+
+
+@dataclass(frozen=True, eq=False)
 class LoaderCreated:
     """A ``DataLoader(...)`` call and what the analysis knows of its batches and workers."""
 
@@ -194,6 +205,7 @@ class Facts:
     host_conversions: list[HostConversion] = field(default_factory=list)
     checkpoint_loads: list[CheckpointLoad] = field(default_factory=list)
     creations_then_moves: list[CreateThenMove] = field(default_factory=list)
+    kept_device_defaults: list[DeviceDefaultKept] = field(default_factory=list)
     loaders: list[LoaderCreated] = field(default_factory=list)
     unsynced_reads: list[UnsyncedRead] = field(default_factory=list)
     wrappers: list[WrapperCreated] = field(default_factory=list)
@@ -222,6 +234,7 @@ class Facts:
             HostConversion: self.host_conversions,
             CheckpointLoad: self.checkpoint_loads,
             CreateThenMove: self.creations_then_moves,
+            DeviceDefaultKept: self.kept_device_defaults,
             LoaderCreated: self.loaders,
             UnsyncedRead: self.unsynced_reads,
             WrapperCreated: self.wrappers,

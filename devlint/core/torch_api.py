@@ -92,12 +92,26 @@ def tensor_method(name: str) -> CallSpec | None:
     return _table().methods.get(name)
 
 
+AUDIO_TRANSFORMS_WITH_BUFFERS = frozenset(
+    f"torchaudio.transforms.{name}"
+    for name in (
+        "Spectrogram", "InverseSpectrogram", "GriffinLim", "MelScale", "InverseMelScale",
+        "MelSpectrogram", "MFCC", "LFCC", "Resample", "TimeStretch", "SpectralCentroid",
+    )
+)  # fmt: skip
+"""torchaudio transforms that register a buffer in ``__init__`` (a window, a filter bank, a
+resampling kernel): modules made on the CPU like ``nn.Linear``. torchaudio is not in the
+generated table; its buffer-free transforms (``AmplitudeToDB``, ``Vol``) follow their input."""
+
+
 def nn_module(qualname: str) -> ModuleSpec | None:
     """The spec of a torch.nn module class: "torch.nn.Linear"."""
     modules = _table().modules
     spec = modules.get(qualname)
     if spec is None and qualname.startswith("torch.nn.modules."):
         spec = modules.get("torch.nn." + qualname.rsplit(".", 1)[-1])
+    if spec is None and qualname in AUDIO_TRANSFORMS_WITH_BUFFERS:
+        spec = ModuleSpec(stateful=True, loss=False)
     return spec
 
 

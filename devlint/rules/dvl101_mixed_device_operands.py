@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
 from devlint.core.describe import clash_phrase, origin_phrase, when_it_fails
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.events import DeviceDefaultKept, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -35,7 +35,11 @@ class MixedDeviceOperands(Rule):
     that picks its device at run time elsewhere, is a warning too, reported
     where the accelerator is hard-coded: it fails on a CPU-only machine and
     lands on the current GPU rather than its partner's. Code that hard-codes
-    `.cuda()` throughout (GPU-only scripts) is not reported. More specific causes have
+    `.cuda()` throughout (GPU-only scripts) is not reported. A call that leaves a
+    local function's `device="cuda"` default in place (`get_batch(keys)` for
+    `def get_batch(keys, device="cuda")`) where the caller holds its own run-time
+    `device` is a warning too: what the callee places lands on the hard-coded
+    default. More specific causes have
     their own rules: DataLoader batches (DVL301), plain module attributes
     (DVL104), factories without `device=` in functions (DVL103), indices
     (DVL105) and loss weights (DVL106).
@@ -63,6 +67,11 @@ class MixedDeviceOperands(Rule):
                 yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
         for event, clash in first_per_source(clashes_with_cause(facts, Cause.HARD_CODED)):
             yield _hard_coded(facts, event, clash)
+        reported: set[int] = set()
+        for kept in facts.kept_device_defaults:
+            if id(kept.node) not in reported:
+                reported.add(id(kept.node))
+                yield _default_kept(facts, kept)
 
 
 def _hard_coded(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
@@ -77,3 +86,17 @@ def _hard_coded(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) ->
         "place it on its partner's device (`.to(x.device)`, `device=x.device`)"
     )
     return Finding(source, message, clash.severity)
+
+
+def _default_kept(facts: Facts, kept: DeviceDefaultKept) -> Finding:
+    """Reported at the call: passing the caller's device there is the fix."""
+    name = kept.parameter.name.value
+    held = kept.caller.device
+    message = (
+        f"`{facts.code_of(kept.node)}` leaves `{name}` at its hard-coded default "
+        f"`{facts.code_of(kept.parameter.default)}` (line {facts.line_of(kept.parameter)}), "
+        f"so what it places lands on {kept.default.describe()} while the caller's device is "
+        f"{held.describe()}{origin_phrase(facts, kept.caller.origin)}; this fails when "
+        f"{held.describe()} is the CPU or another GPU: pass `{name}={name}`"
+    )
+    return Finding(kept.node, message, Severity.WARNING)
