@@ -40,6 +40,10 @@ _DATASET_BASES = frozenset(
 class ClassAnalysis(FunctionAnalysis):
     """Class definitions and instantiation."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._keeps_state: dict[tuple, bool | None] = {}  # see `_holds_given_state`
+
     def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
         info = ClassInfo(statement, ClassKind.PLAIN)
         unknown_base = False
@@ -182,13 +186,13 @@ class ClassAnalysis(FunctionAnalysis):
         init = info.methods.get("__init__")
         if init is None or len(self.active) >= MAX_CALL_DEPTH or init.node in self.active:
             return info.stateful
-        key = ("stateful", id(init.node), args_signature(args))
-        if key not in self.cache:
+        key = (id(init.node), args_signature(args))
+        if key not in self._keeps_state:
             mark = len(self.events)
             attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
             del self.events[mark:]  # the definition's own analysis reported its events
-            self.cache[key] = _stateful(attrs.values(), False, False) or info.stateful
-        return self.cache[key]
+            self._keeps_state[key] = _stateful(attrs.values(), False, False) or info.stateful
+        return self._keeps_state[key]
 
     def _construct(self, info: ClassInfo, args: Args) -> Value:
         init = info.methods.get("__init__")
