@@ -11,7 +11,12 @@ import libcst as cst
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
 from devlint.core.calls import CALL_RESULT
-from devlint.core.functions import MAX_CALL_DEPTH, FunctionAnalysis, args_signature
+from devlint.core.functions import (
+    MAX_CALL_DEPTH,
+    MODULE_BASE_CLASSES,
+    FunctionAnalysis,
+    args_signature,
+)
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.syntax import dotted_name, registers_on_self, statements_on_self
@@ -27,7 +32,6 @@ from devlint.core.values import (
     accelerator_inside,
 )
 
-_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 _DATASET_BASES = frozenset(
     {
         "torch.utils.data.Dataset",
@@ -56,7 +60,7 @@ class ClassAnalysis(FunctionAnalysis):
                 info.attrs.update(parent.attrs)
                 info.stateful = parent.stateful
                 info.open_base = info.open_base or parent.open_base
-            elif value.kind is Kind.NAMESPACE and value.ref in _MODULE_BASES:
+            elif value.kind is Kind.NAMESPACE and value.ref in MODULE_BASE_CLASSES:
                 info.kind = ClassKind.MODULE
             elif value.kind is Kind.NAMESPACE and value.ref in _DATASET_BASES:
                 info.kind = ClassKind.DATASET

@@ -17,7 +17,7 @@ from devlint.core.lattice import CPU, is_known
 from devlint.core.values import Kind, Value
 
 
-def none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     """For ``name is None`` / ``name is not None``: the name and whether the test holds
     on its None path. None for any other test."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
@@ -36,11 +36,8 @@ def none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
 
 def filled_default(test: cst.BaseExpression, when_true: Value, when_false: Value) -> Value | None:
     """The cpu tensor the None path of ``test`` filled in, or None when there is none."""
-    tested = none_test(test)
-    if tested is None:
-        return None
-    filled = when_true if tested[1] else when_false
-    return filled if filled.kind is Kind.TENSOR and filled.device == CPU else None
+    tested = _none_test(test)
+    return None if tested is None else _cpu_tensor_of(tested[1], when_true, when_false)
 
 
 def keep_filled_default(
@@ -48,13 +45,19 @@ def keep_filled_default(
 ) -> None:
     """After ``if name is None: name = <cpu tensor>`` joined into ``joined``: ``name`` holds
     the cpu tensor where the join lost its device."""
-    tested = none_test(test)
+    tested = _none_test(test)
     if tested is None:
         return
-    name = tested[0]
+    name, none_path_is_true = tested
     yes, no, kept = when_true.get(name), when_false.get(name), joined.get(name)
     if yes is None or no is None or kept is None or is_known(kept.device):
         return
-    filled = filled_default(test, yes, no)
+    filled = _cpu_tensor_of(none_path_is_true, yes, no)
     if filled is not None:
         joined.set(name, filled)
+
+
+def _cpu_tensor_of(none_path_is_true: bool, when_true: Value, when_false: Value) -> Value | None:
+    """The None path's value, when it is a cpu tensor."""
+    filled = when_true if none_path_is_true else when_false
+    return filled if filled.kind is Kind.TENSOR and filled.device == CPU else None

@@ -31,7 +31,8 @@ from devlint.core.values import (
 )
 
 MAX_CALL_DEPTH = 4
-_MODULE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+MODULE_BASE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+"""``nn.Module`` under its qualified names: a class deriving from it, a parameter typed as it."""
 
 
 class FunctionAnalysis(StatementWalker):
@@ -219,7 +220,7 @@ def _requires_a_module(param: cst.Param, scope: Env) -> bool:
     if annotation is None or param.default is not None:
         return False
     written = dotted_name(annotation.annotation)
-    return written is not None and _qualified(scope, written) in _MODULE_CLASSES
+    return written is not None and _qualified(scope, written) in MODULE_BASE_CLASSES
 
 
 def _is_tensor_input(info: FunctionInfo, param: cst.Param, index: int) -> bool:
