@@ -14,6 +14,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from devlint import clash_owners
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
 from devlint.decoding import decode_source
@@ -108,6 +109,7 @@ def lint_report(
         return LintReport([notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")])
     try:
         facts = analyse(module, settings)
+        clash_owners.assign(facts)
         found = _first_per_place(_diagnostics(facts, rules, path))
     except Exception as error:  # one bad file must not stop the run
         return LintReport([_failure(path, error)])

@@ -15,7 +15,8 @@ import pytest
 from devlint.config import Settings
 from devlint.diagnostic import SourceEdit, SuggestedFix
 from devlint.engine import lint_source
-from devlint.fix import ROUND_TRIP, apply_fixes, fix_source, with_keyword
+from devlint.fix import ROUND_TRIP, apply_fixes, fix_source
+from devlint.fix_helpers import with_keyword
 from devlint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from devlint import clash_owners
 from devlint.config import Settings
 from devlint.core.analysis import analyse
 from devlint.engine import lint_source
@@ -39,6 +40,7 @@ def _check_every_rule(source: str) -> None:
         return  # LibCST rejects it: the engine reports DVL001 and no rule runs
     try:
         facts = analyse(module, EVERY_RULE)
+        clash_owners.assign(facts)
     except RecursionError:
         return  # nested too deeply: the engine reports DVL004 and no rule runs
     for rule in all_rules():

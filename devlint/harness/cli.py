@@ -18,7 +18,6 @@ from pathlib import Path
 
 from devlint.harness import evidence as evidence_file
 from devlint.harness import launch
-from devlint.harness.commands import run_options
 from devlint.harness.confirm import (
     Evidence,
     available_gpus,
@@ -29,6 +28,7 @@ from devlint.harness.confirm import (
 )
 from devlint.harness.progress import Progress
 from devlint.harness.report import combine, read_reports
+from devlint.harness.run_options import run_options
 from devlint.harness.summary import run_summary
 from devlint.harness.verdict import Outcome
 

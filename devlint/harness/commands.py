@@ -10,6 +10,8 @@ import argparse
 import os
 from pathlib import Path
 
+from devlint.harness.run_options import run_options
+
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``confirm`` and ``run`` to the ``devlint`` command's subparsers."""
@@ -64,13 +66,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="SCRIPT [--] [ARGS ...]",
         help="the Python script to run and its arguments",
     )
-
-
-def run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--gpus", type=int, default=2, metavar="N", help="emulated GPUs (default 2)"
-    )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the report here")
 
 
 def _confirm(args: argparse.Namespace) -> int:

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
+from devlint.core.conflicts import Clash, first_per_source, hard_coded
 from devlint.core.describe import clash_phrase, origin_phrase, when_it_fails
 from devlint.core.events import DeviceDefaultKept, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+
+
+def claims_hard_coded(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """A literal ``.cuda()`` / ``device="cuda"`` against a device chosen at run time."""
+    return hard_coded(clash.first, clash.second)
+
+
+def claims_operation(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """Any clash in an operation that a more specific rule did not claim."""
+    return isinstance(event, OperandsMeet)
 
 
 class MixedDeviceOperands(Rule):
@@ -62,10 +72,9 @@ class MixedDeviceOperands(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for event, clash in clashes_with_cause(facts, Cause.GENERIC):
-            if isinstance(event, OperandsMeet):
-                yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
-        for event, clash in first_per_source(clashes_with_cause(facts, Cause.HARD_CODED)):
+        for event, clash in owned_clashes(facts, claims_operation):
+            yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
+        for event, clash in first_per_source(owned_clashes(facts, claims_hard_coded)):
             yield _hard_coded(facts, event, clash)
         reported: set[int] = set()
         for kept in facts.kept_device_defaults:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Cause, clashes_with_cause
+from devlint.core.conflicts import Clash
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts, ModuleCall
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+
+
+def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """Any clash at a module call that a more specific rule did not claim."""
+    return isinstance(event, ModuleCall)
 
 
 class ModuleInputDevice(Rule):
@@ -47,6 +52,5 @@ class ModuleInputDevice(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for event, clash in clashes_with_cause(facts, Cause.GENERIC):
-            if isinstance(event, ModuleCall):
-                yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
+        for event, clash in owned_clashes(facts, claims):
+            yield Finding(event.node, clash_phrase(facts, clash), clash.severity)

@@ -8,19 +8,28 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.calls import RANDOM_FACTORIES, is_legacy_constructor
-from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
+from devlint.core.conflicts import Clash, first_per_source, inside, source_tag
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts, ModuleCall
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.core.syntax import dotted_name, last_name
-from devlint.core.values import Kind, Value
+from devlint.core.values import NO_DEVICE, Kind, Value
 from devlint.diagnostic import Severity
-from devlint.fix import ancestors, is_bound_at, with_keyword
-from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
+from devlint.fix_helpers import ancestors, is_bound_at, with_keyword
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation, owned_clashes
 
 ADVICE = (
     "create it where its partner lives (`device=x.device`, `x.new_zeros(...)`, "
     "`torch.zeros_like(x)`)"
 )
+
+
+def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """A factory without ``device=`` inside a function, meeting what came in from outside
+    its body: inputs, arguments, ``self``."""
+    if source_tag(clash) != NO_DEVICE or event.function is None:
+        return False
+    partner = clash.second.value.origin
+    return partner is None or not inside(facts, partner.node, event.function.body)
 
 
 class TensorCreatedWithoutDevice(Rule):
@@ -74,7 +83,7 @@ class TensorCreatedWithoutDevice(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        found = clashes_with_cause(facts, Cause.NO_DEVICE_FACTORY)
+        found = owned_clashes(facts, claims)
         for event, clash in first_per_source(found):
             message = f"{clash_phrase(facts, clash)}; {ADVICE}"
             yield Finding(event.node, message, clash.severity, partial(_fix, facts, event, clash))

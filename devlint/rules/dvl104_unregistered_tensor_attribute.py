@@ -7,18 +7,23 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
+from devlint.core.conflicts import Clash, first_per_source, source_tag
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts
-from devlint.core.values import Kind
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.values import PLAIN_ATTRIBUTE, Kind
 from devlint.diagnostic import Severity
-from devlint.fix import ancestors, statement_indent, torch_spelling
-from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
+from devlint.fix_helpers import ancestors, statement_indent, torch_spelling
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation, owned_clashes
 
 ADVICE = (
     "`Module.to()` moves only parameters, buffers and registered submodules: use "
     "`self.register_buffer(...)` for tensors and `nn.ModuleList`/`nn.ModuleDict` for modules"
 )
+
+
+def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """A plain tensor attribute of a module (or a module in a plain list)."""
+    return source_tag(clash) == PLAIN_ATTRIBUTE
 
 
 class UnregisteredTensorAttribute(Rule):
@@ -60,7 +65,7 @@ class UnregisteredTensorAttribute(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        found = clashes_with_cause(facts, Cause.PLAIN_ATTRIBUTE)
+        found = owned_clashes(facts, claims)
         for event, clash in first_per_source(found):
             message = f"{clash_phrase(facts, clash)}; {ADVICE}"
             yield Finding(event.node, message, clash.severity, partial(_fix, facts, clash))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
+from devlint.core.conflicts import Clash, called_module, first_per_source
 from devlint.core.describe import clash_phrase
-from devlint.core.events import ADVANCED_INDEXING, Facts, OperandsMeet
+from devlint.core.events import ADVANCED_INDEXING, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
 
 ADVICE = (
     "indices must live on the device of the tensor they index (advanced indexing `t[idx]` is "
@@ -18,6 +18,23 @@ CPU_TENSOR_ADVICE = (
     "a cpu tensor takes indices on the cpu only (a GPU tensor accepts cpu indices, not the "
     "reverse); move the indices with `.cpu()` or the tensor to their device"
 )
+
+
+INDEX_OPERATIONS = frozenset(
+    {
+        "index_select", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
+        "scatter_reduce", "scatter_reduce_", "take_along_dim", "embedding", "embedding_bag",
+        "index_add", "index_add_", "index_copy", "index_copy_", ADVANCED_INDEXING,
+    }
+)  # fmt: skip
+INDEX_MODULES = frozenset({"torch.nn.Embedding", "torch.nn.EmbeddingBag"})
+
+
+def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """An indexing operation or an embedding whose indices sit on another device."""
+    if isinstance(event, OperandsMeet) and event.operation in INDEX_OPERATIONS:
+        return True
+    return called_module(event, clash) in INDEX_MODULES
 
 
 class IndexOnOtherDevice(Rule):
@@ -52,7 +69,7 @@ class IndexOnOtherDevice(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        found = clashes_with_cause(facts, Cause.INDEX)
+        found = owned_clashes(facts, claims)
         for event, clash in first_per_source(found):
             indexing = isinstance(event, OperandsMeet) and event.operation == ADVANCED_INDEXING
             advice = CPU_TENSOR_ADVICE if indexing else ADVICE

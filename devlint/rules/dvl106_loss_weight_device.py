@@ -4,16 +4,35 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Cause, clashes_with_cause, first_per_source
+from devlint.core import torch_api
+from devlint.core.conflicts import Clash, called_module, first_per_source
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
 
 ADVICE = (
     "move the criterion with `.to(device)` (its weight is a buffer) or create the weight on the "
     "device"
 )
+
+
+LOSS_WEIGHTS = frozenset({"weight", "pos_weight"})
+
+
+def claims_own_weight(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """The criterion itself is the cpu side: its own weight was left on the cpu."""
+    module = event.module if isinstance(event, ModuleCall) else None
+    qualname = called_module(event, clash)
+    return clash.first is module and bool(qualname) and torch_api.is_loss(qualname)
+
+
+def claims_weight_argument(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """A ``weight=`` / ``pos_weight=`` argument, or a criterion that holds a weight."""
+    if clash.first.role in LOSS_WEIGHTS or clash.second.role in LOSS_WEIGHTS:
+        return True
+    qualname = called_module(event, clash)
+    return bool(qualname) and torch_api.is_loss(qualname)
 
 
 class LossWeightDevice(Rule):
@@ -49,7 +68,7 @@ class LossWeightDevice(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        found = clashes_with_cause(facts, Cause.LOSS_WEIGHT)
+        found = owned_clashes(facts, claims_own_weight, claims_weight_argument)
         for event, clash in first_per_source(found):
             message = f"{clash_phrase(facts, clash)}; {ADVICE}"
             yield Finding(event.node, message, clash.severity)

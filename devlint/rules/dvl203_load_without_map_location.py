@@ -14,7 +14,7 @@ from devlint.core.loaded_values import LoadedValues, in_scope
 from devlint.core.syntax import descendants, dotted_name, last_name, root_name, string_value
 from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
-from devlint.fix import ancestors, is_bound_at, with_keyword
+from devlint.fix_helpers import ancestors, is_bound_at, with_keyword
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 

@@ -7,17 +7,22 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.conflicts import Cause, Clash, clashes_with_cause, first_per_source
+from devlint.core.conflicts import Clash, first_per_source, source_tag
 from devlint.core.describe import operand_phrase, when_it_fails
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.core.syntax import dotted_name
-from devlint.core.values import Kind
+from devlint.core.values import LOADER_BATCH, Kind
 from devlint.diagnostic import Severity
-from devlint.fix import ancestors, is_bound_at, receiver_text
-from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
+from devlint.fix_helpers import ancestors, is_bound_at, receiver_text
+from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation, owned_clashes
 
 _DEVICE_VALUES = frozenset({Kind.DEVICE, Kind.STRING, Kind.SCALAR})
+
+
+def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """A DataLoader batch (or an element of one) that was never moved."""
+    return source_tag(clash) == LOADER_BATCH
 
 
 class LoaderBatchNotMoved(Rule):
@@ -61,7 +66,7 @@ class LoaderBatchNotMoved(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        found = clashes_with_cause(facts, Cause.LOADER_BATCH)
+        found = owned_clashes(facts, claims)
         for _, clash in first_per_source(found):
             batch, other = clash.first, clash.second
             message = (

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Cause, clashes_with_cause
+from devlint.core.conflicts import Clash, wrapper_output_on_another_gpu
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
+from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+
+
+def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
+    """A DataParallel output, gathered on its output device, meeting a tensor on another GPU."""
+    return wrapper_output_on_another_gpu(clash)
 
 
 class OutputDeviceMismatch(Rule):
@@ -44,5 +49,5 @@ class OutputDeviceMismatch(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for event, clash in clashes_with_cause(facts, Cause.WRAPPER_OUTPUT):
+        for event, clash in owned_clashes(facts, claims):
             yield Finding(event.node, clash_phrase(facts, clash), clash.severity)

@@ -1,0 +1,52 @@
+"""Which rule reports a clash: each clash rule's claims are in the one precedence list,
+and where two claims accept the same clash, the earlier one reports it alone."""
+
+from __future__ import annotations
+
+import inspect
+
+from devlint.clash_owners import CLASH_PRECEDENCE
+from devlint.engine import lint_source
+from devlint.rules import all_rules
+
+
+def _claims_defined_by_rules() -> set[object]:
+    found = set()
+    for rule in all_rules():
+        module = inspect.getmodule(rule)
+        for name, value in vars(module).items():
+            if name.startswith("claims") and inspect.isfunction(value):
+                found.add(value)
+    return found
+
+
+def test_every_claim_of_a_rule_is_in_the_precedence_list_once():
+    assert len(set(CLASH_PRECEDENCE)) == len(CLASH_PRECEDENCE)
+    assert set(CLASH_PRECEDENCE) == _claims_defined_by_rules()
+
+
+def test_the_generic_claims_come_last():
+    names = [f"{claim.__module__}.{claim.__name__}" for claim in CLASH_PRECEDENCE]
+    assert names[-2:] == [
+        "devlint.rules.dvl101_mixed_device_operands.claims_operation",
+        "devlint.rules.dvl102_module_input_device.claims",
+    ]
+
+
+SOURCE = """\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+table = torch.randn(100, 8, device=device)
+loader = DataLoader(TensorDataset(torch.arange(100)), batch_size=10)
+for (ids,) in loader:
+    rows = table.index_select(0, ids)
+"""
+
+
+def test_an_unmoved_batch_used_as_indices_is_reported_once_as_an_unmoved_batch():
+    """Both DVL301 (a batch never moved) and DVL105 (indices on another device) claim
+    this clash; DVL301 comes first, so it alone reports it."""
+    codes = [d.code for d in lint_source(SOURCE, "train.py")]
+    assert codes == ["DVL301"]

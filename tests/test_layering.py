@@ -1,0 +1,184 @@
+"""The package's layering: what each layer may import, no import cycle, and the module
+table of docs/architecture.md checked against the modules that exist."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "devlint"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+CORE_MAY_IMPORT = frozenset({"devlint.config", "devlint.diagnostic"})
+"""Outside ``devlint.core``, the analysis reads only its settings and the severity type."""
+
+RULES_MAY_IMPORT = frozenset({"devlint.diagnostic", "devlint.rule", "devlint.fix_helpers"})
+"""Rules read the core's facts and build findings and fixes: never the engine, the
+``--fix`` driver, a front end or the harness."""
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imported(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+    """Every devlint module ``path`` imports, at module level or inside a function."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            submodules = [f"{base}.{alias.name}" for alias in node.names]
+            targets = [sub for sub in submodules if sub in modules] or [base]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                yield target
+
+
+def _graph() -> dict[str, set[str]]:
+    """Who imports whom. ``devlint.rules`` imports each of its modules at run time
+    (``all_rules`` walks the package), so those edges count too."""
+    modules = _modules()
+    graph = {name: set(_imported(name, path, modules)) for name, path in modules.items()}
+    graph["devlint.rules"] |= {name for name in modules if name.startswith("devlint.rules.")}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_cycle_in_the_package():
+    assert _cycles(_graph()) == []
+
+
+def test_the_core_imports_nothing_above_it():
+    graph = _graph()
+    for name, imported in graph.items():
+        if name.startswith("devlint.core"):
+            outside = {m for m in imported if not m.startswith("devlint.core")}
+            assert outside <= CORE_MAY_IMPORT, (name, sorted(outside - CORE_MAY_IMPORT))
+
+
+def test_rules_import_only_the_core_and_the_rule_helpers():
+    graph = _graph()
+    rules = [name for name in graph if name.startswith("devlint.rules.")]
+    assert len(rules) > 10
+    for name in rules:
+        outside = {m for m in graph[name] if not m.startswith("devlint.core")}
+        assert outside <= RULES_MAY_IMPORT, (name, sorted(outside - RULES_MAY_IMPORT))
+
+
+@pytest.mark.parametrize(
+    "layer", ["devlint.core.analysis", "devlint.rules", "devlint.clash_owners", "devlint.engine"]
+)
+def test_importing_a_layer_loads_nothing_above_it(layer):
+    """Imported for real, in a fresh interpreter: what the static graph cannot see."""
+    above = ["devlint.frontends", "devlint.harness", "devlint.fix", "devlint.workers"]
+    if layer == "devlint.core.analysis":
+        above += ["devlint.rules", "devlint.rule", "devlint.engine", "devlint.clash_owners"]
+    code = (
+        "import importlib, sys\n"
+        f"importlib.import_module({layer!r})\n"
+        f"loaded = sorted(m for m in sys.modules if any(m == a or m.startswith(a + '.') "
+        f"for a in {above!r}))\n"
+        "print(loaded)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def _documented() -> set[str]:
+    """The modules the table in docs/architecture.md names (first column)."""
+    names = set()
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        found = re.match(r"\| `([^`]+)`", line)
+        if found:
+            names.add(found.group(1))
+    return names
+
+
+def _documentable() -> set[str]:
+    """Every module of the package as the table names it: the harness is one row (it
+    has its own page), rules one pattern, packages' ``__init__`` none."""
+    names = set()
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith("harness/"):
+            names.add("harness/")
+        elif re.fullmatch(r"rules/dvl\d{3}_\w+\.py", relative):
+            names.add("rules/dvlNNN_*.py")
+        elif path.name != "__init__.py":
+            names.add(relative)
+    return names
+
+
+def test_the_architecture_table_names_every_module_and_only_those():
+    documented, documentable = _documented(), _documentable()
+    assert sorted(documentable - documented) == [], "modules missing from docs/architecture.md"
+    assert sorted(documented - documentable) == [], "rows for modules that do not exist"
