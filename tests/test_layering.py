@@ -1,5 +1,10 @@
 """The package's layering: what each layer may import, no import cycle, and the module
-table of docs/architecture.md checked against the modules that exist."""
+table of docs/architecture.md checked against the modules that exist.
+
+The parts of the interpreter call one another (an expression holds a call that
+runs a function body that holds expressions); they name each other's types
+under ``TYPE_CHECKING`` only, and meet at run time through ``core/state.py``.
+"""
 
 from __future__ import annotations
 
@@ -33,10 +38,25 @@ def _modules() -> dict[str, Path]:
     return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
+def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:``: imports made for
+    annotations only are never run, so they cannot make a cycle."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and ast.unparse(child.test) == "TYPE_CHECKING":
+                stack.extend(child.orelse)
+            else:
+                stack.append(child)
+
+
 def _imported(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
-    """Every devlint module ``path`` imports, at module level or inside a function."""
+    """Every devlint module ``path`` imports when it runs, at module level or inside a
+    function."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

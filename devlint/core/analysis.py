@@ -3,8 +3,8 @@
 Branches join, loops run to a fixpoint, functions defined in the file are
 analysed once on their own and again for each distinct set of argument values
 they are called with, classes remember what ``__init__`` leaves on self. The
-layers, each in its own module: expressions → calls → statements →
-functions → classes → this module, which runs a file and hands rules the facts.
+parts of the interpreter (``core/state.py`` lists them) are assembled here;
+this module runs a file through them and hands rules the facts.
 """
 
 from __future__ import annotations
@@ -13,46 +13,59 @@ import libcst as cst
 
 from devlint.config import Settings
 from devlint.core.binder import Env
-from devlint.core.classes import ClassAnalysis
+from devlint.core.calls import Calls
+from devlint.core.classes import Classes
 from devlint.core.events import Facts, ReplicaStateWrite
+from devlint.core.expressions import Expressions
+from devlint.core.functions import Functions
+from devlint.core.state import AnalysisState, Parts
+from devlint.core.statements import Flow
 from devlint.core.syntax import assignments_to_self
+from devlint.core.wrappers import Wrappers
 
 
 def analyse(module: cst.Module, settings: Settings) -> Facts:
     """Analyse one parsed file; the facts are shared by every rule."""
-    return Analysis(module, settings).run()
+    state = AnalysisState(module, frozenset(settings.device_names))
+    parts = Parts(
+        expressions=Expressions(state),
+        calls=Calls(state),
+        wrappers=Wrappers(state),
+        flow=Flow(state),
+        functions=Functions(state),
+        classes=Classes(state),
+    )
+    for part in (
+        parts.expressions,
+        parts.calls,
+        parts.wrappers,
+        parts.flow,
+        parts.functions,
+        parts.classes,
+    ):
+        part.connect(parts)
+    env = Env()
+    parts.functions.pending.append([])
+    final = parts.flow.block(module.body, env)
+    parts.functions.flush_pending(final if final is not None else env)
+    _note_replica_writes(state)
+    facts = Facts(
+        module,
+        values=state.values,
+        runtime_device=state.runtime_device,
+        spawn_start_method=state.spawn_start_method,
+        sets_cuda_device=state.sets_cuda_device,
+        places_tensors=state.places_tensors,
+    )
+    facts.collect(state.events)
+    return facts
 
 
-class Analysis(ClassAnalysis):
-    """The analysis of one module."""
-
-    def __init__(self, module: cst.Module, settings: Settings) -> None:
-        super().__init__()
-        self.module = module
-        self.device_names = frozenset(settings.device_names)
-
-    def run(self) -> Facts:
-        env = Env()
-        self.pending.append([])
-        final = self.block(self.module.body, env)
-        self.flush_pending(final if final is not None else env)
-        self.note_replica_writes()
-        facts = Facts(
-            self.module,
-            values=self.values,
-            runtime_device=self.runtime_device,
-            spawn_start_method=self.spawn_start_method,
-            sets_cuda_device=self.sets_cuda_device,
-            places_tensors=self.places_tensors,
-        )
-        facts.collect(self.events)
-        return facts
-
-    def note_replica_writes(self) -> None:
-        """``self.x = ...`` in the forward of a DataParallel-wrapped class: lost on replicas."""
-        for info, wrap in self.wrapped_classes.items():
-            forward = info.methods.get("forward")
-            if forward is None:
-                continue
-            for node, name in assignments_to_self(forward.node):
-                self.events.append(ReplicaStateWrite(node, name, wrap))
+def _note_replica_writes(state: AnalysisState) -> None:
+    """``self.x = ...`` in the forward of a DataParallel-wrapped class: lost on replicas."""
+    for info, wrap in state.wrapped_classes.items():
+        forward = info.methods.get("forward")
+        if forward is None:
+            continue
+        for node, name in assignments_to_self(forward.node):
+            state.events.append(ReplicaStateWrite(node, name, wrap))

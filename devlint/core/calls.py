@@ -33,6 +33,7 @@ from devlint.core.lattice import (
     is_known,
 )
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
+from devlint.core.state import Part
 from devlint.core.syntax import (
     dotted_name,
     is_device_name,
@@ -61,7 +62,7 @@ from devlint.core.values import (
     result_base,
     used_as_module,
 )
-from devlint.core.wrappers import WRAPPERS, WrapperEvaluator
+from devlint.core.wrappers import WRAPPERS
 
 MOVES = frozenset({"to", "cuda", "cpu"})
 CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
@@ -93,8 +94,6 @@ _TENSOR_FROM_DATA = LEGACY_CONSTRUCTORS | {
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
-MODULE_DICT = "torch.nn.ModuleDict"
-DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
 """What ``module_dict.<name>`` means when it is not a member's name."""
 _MODULE_CONTAINERS = frozenset(
     {
@@ -214,19 +213,9 @@ _REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
 
-class CallEvaluator(WrapperEvaluator):
-    """Knows what calls do to devices; ``call_function``/``instantiate`` run local code."""
-
-    device_names: frozenset[str]
-
-    def call_function(self, info: FunctionInfo, args: Args, receiver: Value | None) -> Value:
-        raise NotImplementedError
-
-    def instantiate(self, info: ClassInfo, node: cst.Call, args: Args) -> Value:
-        raise NotImplementedError
-
-    def placed_instance(self, module: Value) -> Value:
-        raise NotImplementedError
+class Calls(Part):
+    """Knows what calls do to devices; local functions and classes run in ``Functions``
+    and ``Classes``."""
 
     # -- dispatch -------------------------------------------------------------
 
@@ -236,25 +225,25 @@ class CallEvaluator(WrapperEvaluator):
         if name == "synchronize":
             self.synchronize(env)
         elif name == "set_device":
-            self.sets_cuda_device = True
+            self.state.sets_cuda_device = True
         elif name == "set_start_method" and node.args:
             method = string_value(node.args[0].value)
-            self.spawn_start_method |= method in ("spawn", "forkserver")
+            self.state.spawn_start_method |= method in ("spawn", "forkserver")
         elif name in _OFFLOAD_HOOKS and node.args:
             self.offloaded(node.args[0].value, env)
         elif name in _OFFLOAD_METHODS and isinstance(func, cst.Attribute):
             self.offloaded(func.value, env)
         if isinstance(func, cst.Attribute):
-            receiver = self.eval(func.value, env)
+            receiver = self.expressions.eval(func.value, env)
             if receiver.kind is not Kind.NAMESPACE:
                 args = self.arguments(node, env)
                 return self.method_call(node, func, receiver, func.attr.value, args, env)
             callee = self.namespace(f"{receiver.ref}.{func.attr.value}")
-            self.values[func] = callee
+            self.state.values[func] = callee
         else:
-            callee = self.eval(func, env)
+            callee = self.expressions.eval(func, env)
         if _sets_up_distributed(name) and _outside_the_file(callee):
-            self.sets_cuda_device = True  # a helper we cannot see: it may call set_device
+            self.state.sets_cuda_device = True  # a helper we cannot see: it may call set_device
         args = self.arguments(node, env)
         if callee.kind is Kind.FUNCTION and isinstance(callee.ref, FunctionInfo):
             self.note_kept_device_defaults(node, callee.ref, args, False, env)
@@ -279,15 +268,15 @@ class CallEvaluator(WrapperEvaluator):
         kind = callee.kind
         if kind is Kind.NAMESPACE or (kind is Kind.FUNCTION and isinstance(callee.ref, str)):
             for expression, value in args.all():
-                self.read(expression, value)
+                self.expressions.read(expression, value)
         if kind is Kind.NAMESPACE:
             return self.qualified_call(callee.ref, node, args)
         if kind is Kind.FUNCTION and isinstance(callee.ref, FunctionInfo):
-            return self.call_function(callee.ref, args, None)
+            return self.functions.call_function(callee.ref, args, None)
         if kind is Kind.FUNCTION and isinstance(callee.ref, str):
             return self.builtin_call(callee.ref, node, args)
         if kind is Kind.CLASS and isinstance(callee.ref, ClassInfo):
-            return self.instantiate(callee.ref, node, args)
+            return self.classes.instantiate(callee.ref, node, args)
         if kind is Kind.MODULE:
             return self.module_call(node, callee, args)
         if kind is Kind.INSTANCE and _is_module_class(callee.ref):  # `self(x)` in a module method
@@ -295,7 +284,7 @@ class CallEvaluator(WrapperEvaluator):
             module = Value(Kind.MODULE, device, callee.origin, stateful=callee.ref.stateful)
             return self.module_call(node, module, args)
         if kind is Kind.WRAPPER:
-            return self.wrapper_call(node, callee, args)
+            return self.wrappers.wrapper_call(node, callee, args)
         if kind is Kind.UNKNOWN and is_known(callee.device):
             # something moved to a device and then called is a model: it computes there
             return Value(Kind.TENSOR, callee.device, callee.origin, 1)
@@ -306,7 +295,7 @@ class CallEvaluator(WrapperEvaluator):
         keywords = {}
         unpacked = []
         for arg in node.args:
-            value = self.eval(arg.value, env)
+            value = self.expressions.eval(arg.value, env)
             if arg.star:
                 unpacked.append((arg.star, arg.value, value))
             elif arg.keyword is not None:
@@ -340,8 +329,8 @@ class CallEvaluator(WrapperEvaluator):
             return UNKNOWN
         if is_rank_name(name):
             return Symbol(name)  # this process's GPU: cuda:<rank>
-        if is_device_name(name, self.device_names):
-            self.runtime_device = True
+        if is_device_name(name, self.state.device_names):
+            self.state.runtime_device = True
             return Symbol(name)
         if "dtype" in name.lower() or name.startswith("torch."):
             return None
@@ -351,7 +340,7 @@ class CallEvaluator(WrapperEvaluator):
         given = args.keywords.get("device")
         if given is None:
             return None
-        self.places_tensors = True
+        self.state.places_tensors = True
         device = self.device_argument(*given)
         return UNKNOWN if device is None else device
 
@@ -389,25 +378,25 @@ class CallEvaluator(WrapperEvaluator):
             return self.data_loader(node, args)
         if qualname in ("torch.load", "torch.serialization.load"):
             given = args.get(1, "map_location") is not None
-            self.events.append(CheckpointLoad(node, given, self.function))
+            self.state.events.append(CheckpointLoad(node, given, self.flow.function))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _NUMPY_CONVERSIONS:
             given = args.get(0, "object") or args.get(0, "a")
             if given is not None and is_tensor_like(given[1]):
-                self.events.append(HostConversion(node, Operand(*given)))
+                self.state.events.append(HostConversion(node, Operand(*given)))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _RUNTIME_DEVICE_CHECKS:
-            self.runtime_device = True
+            self.state.runtime_device = True
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
-            self.events.append(distributed)
+            self.state.events.append(distributed)
         if qualname in _DATASETS_OF_TENSORS:
             devices = [value for _, value in args.positional if is_tensor_like(value)]
             item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)
             return Value(Kind.DATASET, item.device, item.origin)
         if qualname in WRAPPERS:
-            return self.wrap(qualname, node, args)
-        self.note_checkpoint(qualname, node, args)
+            return self.wrappers.wrap(qualname, node, args)
+        self.wrappers.note_checkpoint(qualname, node, args)
         if qualname in _MODULE_CONTAINERS:
             return self.module_container(node, args)
         if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
@@ -464,7 +453,7 @@ class CallEvaluator(WrapperEvaluator):
                 continue
             value = source[1]
             if value.kind is Kind.FUNCTION and isinstance(value.ref, FunctionInfo):
-                value = self.call_function(value.ref, Args((), {}), None)
+                value = self.functions.call_function(value.ref, Args((), {}), None)
             device = accelerator_inside(value)
             if device is not None:
                 loader = Value(Kind.LOADER, device, _first_origin(value) or loader.origin)
@@ -472,7 +461,7 @@ class CallEvaluator(WrapperEvaluator):
         pin = args.get(7, "pin_memory")
         workers = args.get(5, "num_workers")
         context = args.get(-1, "multiprocessing_context")
-        self.events.append(
+        self.state.events.append(
             LoaderCreated(
                 node,
                 loader,
@@ -521,7 +510,7 @@ class CallEvaluator(WrapperEvaluator):
                 return Value(Kind.TENSOR, device, self.created(node, args), base.ndim)
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
         if kind is CallKind.COMBINE:
-            self.meet(node, name, operands, spec.strict)
+            self.expressions.meet(node, name, operands, spec.strict)
         base = result_base([op.value for op in operands])
         if base is None:
             base = operands[0].value if operands else UNKNOWN_VALUE
@@ -592,28 +581,36 @@ class CallEvaluator(WrapperEvaluator):
             method = receiver.ref.methods.get(name)
             if method is not None:
                 self.note_kept_device_defaults(node, method, args, True, env)
-                return self.call_function(method, args, receiver)
-            callee = self.attribute_of(receiver, name, func)
-            self.values[func] = callee
+                return self.functions.call_function(method, args, receiver)
+            callee = self.expressions.attribute_of(receiver, name, func)
+            self.state.values[func] = callee
             return self.call_value(node, callee, args)
         from_loader = receiver.origin is not None and receiver.origin.from_loader
         if from_loader and name in _DATA_METHODS:
             return self.data_method(receiver.with_device(receiver.device, receiver.origin), name)
         if is_tensor_like(receiver):
-            self.read(func.value, receiver)
+            self.expressions.read(func.value, receiver)
             return self.tensor_method(node, func.value, receiver, name, args, env)
         if kind is Kind.WRAPPER and name == "state_dict":
-            return self.wrapper_state_dict(node, func.value)
+            return self.wrappers.wrapper_state_dict(node, func.value)
         if kind is Kind.WRAPPER and not torch_api.is_wrapper_attribute(name):
-            return self.call_value(node, self.wrapper_attribute(receiver, name, func), args)
-        if kind is Kind.MODULE and receiver.ref == MODULE_DICT and name not in DICT_API:
+            return self.call_value(
+                node, self.wrappers.wrapper_attribute(receiver, name, func), args
+            )
+        if (
+            kind is Kind.MODULE
+            and receiver.ref == torch_api.MODULE_DICT
+            and name not in torch_api.DICT_API
+        ):
             return self.call_value(node, element_of(receiver), args)  # self.transformer.wpe(p)
         if kind is Kind.MODULE and name == "load_state_dict":
-            self.note_state_dict_load(node, func.value, receiver)
+            self.wrappers.note_state_dict_load(node, func.value, receiver)
         if kind is Kind.MODULE and _is_module_class(receiver.ref):
             method = receiver.ref.methods.get(name)
             if method is not None and _runs_on_the_instance(method.node):
-                return self.call_function(method, args, self.placed_instance(receiver))
+                return self.functions.call_function(
+                    method, args, self.classes.placed_instance(receiver)
+                )
         if kind in (Kind.MODULE, Kind.WRAPPER):
             return self.module_method(node, receiver, name, args)
         if kind in (Kind.BATCH, Kind.MAPPING) and name in _DATA_METHODS:
@@ -653,7 +650,7 @@ class CallEvaluator(WrapperEvaluator):
         the statement walker, which knows it is a statement.
         """
         target, subject = self.move_target(name, args)
-        self.places_tensors |= target != CPU  # host-side code only ever calls `.cpu()`
+        self.state.places_tensors |= target != CPU  # host-side code only ever calls `.cpu()`
         if name != "to" or not _is_true_keyword(args, "non_blocking"):
             self.synchronize_if_blocking(receiver, env)
         if target is None:
@@ -691,15 +688,17 @@ class CallEvaluator(WrapperEvaluator):
             )
         ):  # a CPU generator: sampling on the cpu is how the numbers stay device-independent
             random = last_name(receiver_node.func) in RANDOM_FACTORIES
-            self.events.append(CreateThenMove(node, receiver_node, Operand(node, moved), random))
+            self.state.events.append(
+                CreateThenMove(node, receiver_node, Operand(node, moved), random)
+            )
 
     def note_kept_device_defaults(
         self, node: cst.Call, info: FunctionInfo, args: Args, bound: bool, env: Env
     ) -> None:
         """``get_batch(keys)`` leaving ``device="cuda"`` where the caller holds a run-time
         ``device`` of its own: what the callee places lands on the hard-coded default."""
-        for param in unpassed_device_parameters(info, args, bound, self.device_names):
-            default = self.device_argument(param.default, self.eval(param.default, env))
+        for param in unpassed_device_parameters(info, args, bound, self.state.device_names):
+            default = self.device_argument(param.default, self.expressions.eval(param.default, env))
             held = env.get(param.name.value)
             if (
                 default is not None
@@ -708,7 +707,7 @@ class CallEvaluator(WrapperEvaluator):
                 and held.kind in (Kind.DEVICE, Kind.STRING)
                 and _run_time_choice(held.device)
             ):
-                self.events.append(DeviceDefaultKept(node, param, default, held))
+                self.state.events.append(DeviceDefaultKept(node, param, default, held))
 
     def synchronize_if_blocking(self, value: Value, env: Env) -> None:
         """A blocking copy off an accelerator waits for the stream: earlier copies are done."""
@@ -757,7 +756,7 @@ class CallEvaluator(WrapperEvaluator):
             return receiver
         if name == "numpy":
             if not _is_true_keyword(args, "force"):  # numpy(force=True) copies to the host
-                self.events.append(HostConversion(node, Operand(receiver_node, receiver)))
+                self.state.events.append(HostConversion(node, Operand(receiver_node, receiver)))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if name in ("item", "tolist"):
             self.synchronize_if_blocking(receiver, env)
@@ -823,8 +822,8 @@ class CallEvaluator(WrapperEvaluator):
             inputs.extend(
                 Operand(node_given, member) for member in members if is_tensor_like(member)
             )
-        self.events.append(
-            ModuleCall(node, Operand(node.func, module), tuple(inputs), self.function)
+        self.state.events.append(
+            ModuleCall(node, Operand(node.func, module), tuple(inputs), self.flow.function)
         )
         is_loss = isinstance(module.ref, str) and torch_api.is_loss(module.ref)
         if module.stateful is False or is_loss:

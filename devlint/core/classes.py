@@ -11,14 +11,10 @@ import libcst as cst
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
 from devlint.core.calls import CALL_RESULT
-from devlint.core.functions import (
-    MAX_CALL_DEPTH,
-    MODULE_BASE_CLASSES,
-    FunctionAnalysis,
-    args_signature,
-)
+from devlint.core.functions import MODULE_BASE_CLASSES, args_signature
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
+from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import dotted_name, registers_on_self, statements_on_self
 from devlint.core.values import (
     BUFFER,
@@ -41,18 +37,19 @@ _DATASET_BASES = frozenset(
 )
 
 
-class ClassAnalysis(FunctionAnalysis):
+class Classes(Part):
     """Class definitions and instantiation."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, state: AnalysisState) -> None:
+        super().__init__(state)
         self._keeps_state: dict[tuple, bool | None] = {}  # see `_holds_given_state`
+        self._instances: dict[tuple, tuple[Value, list[object]]] = {}  # see `_construct`
 
     def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
         info = ClassInfo(statement, ClassKind.PLAIN)
         unknown_base = False
         for base in statement.bases:
-            value = self.eval(base.value, env)
+            value = self.expressions.eval(base.value, env)
             if value.kind is Kind.CLASS and isinstance(value.ref, ClassInfo):
                 parent = value.ref
                 info.kind = parent.kind if info.kind is ClassKind.PLAIN else info.kind
@@ -78,15 +75,15 @@ class ClassAnalysis(FunctionAnalysis):
         if info.kind is ClassKind.MODULE:  # what a plain mixin's __init__ set is registered too
             info.attrs = {name: _as_seen_inside(value) for name, value in info.attrs.items()}
         env.set(statement.name.value, Value(Kind.CLASS, ref=info))
-        self.places_tensors |= info.kind is ClassKind.MODULE
+        self.state.places_tensors |= info.kind is ClassKind.MODULE
         init = info.methods.get("__init__")
         if init is not None and init.owner is info:
             self._analyse_init(info, init, unknown_base)
         elif unknown_base:
             info.stateful = None
         for method in info.methods.values():
-            if method.owner is info and method is not init and self.pending:
-                self.pending[-1].append(method)
+            if method.owner is info and method is not init:
+                self.functions.defer(method)
         return env
 
     def _may_be_module(self, node: cst.BaseExpression, value: Value, env: Env) -> bool:
@@ -97,7 +94,9 @@ class ClassAnalysis(FunctionAnalysis):
         elsewhere may be.
         """
         if isinstance(node, cst.Subscript):  # Generic[T], SomeBase[Config]
-            return self._may_be_module(node.value, self.values.get(node.value, UNKNOWN_VALUE), env)
+            return self._may_be_module(
+                node.value, self.state.values.get(node.value, UNKNOWN_VALUE), env
+            )
         if value.kind is Kind.NAMESPACE and isinstance(value.ref, str):
             root = value.ref.split(".", 1)[0]
             if root == "torch":
@@ -109,7 +108,7 @@ class ClassAnalysis(FunctionAnalysis):
         return value.kind is Kind.UNKNOWN
 
     def _analyse_init(self, info: ClassInfo, init: FunctionInfo, unknown_base: bool) -> None:
-        self.analysed.add(init.node)
+        self.functions.analysed.add(init.node)
         receiver = Value(Kind.INSTANCE, ref=info)
         attrs, moved = self._construct_attrs(init, None, receiver)
         _forget_assigned_elsewhere(info, attrs)
@@ -130,8 +129,8 @@ class ClassAnalysis(FunctionAnalysis):
         self, init: FunctionInfo, args: Args | None, receiver: Value
     ) -> tuple[dict[str, Value], bool]:
         """Run ``__init__``; returns what it leaves on self and whether it moved self."""
-        env = self.bind_parameters(init, args, receiver)
-        frame = self.run_function(init, env)
+        env = self.functions.bind_parameters(init, args, receiver)
+        frame = self.functions.run_function(init, env)
         exit_env = None
         for path in frame.exits:
             exit_env = join_envs(exit_env, path)
@@ -159,7 +158,9 @@ class ClassAnalysis(FunctionAnalysis):
             getitem = info.methods.get("__getitem__")
             item = UNKNOWN_VALUE
             if getitem is not None:
-                item = self.call_function(getitem, Args(((node, SCALAR_VALUE),), {}), instance)
+                item = self.functions.call_function(
+                    getitem, Args(((node, SCALAR_VALUE),), {}), instance
+                )
             device = accelerator_inside(item)
             return Value(Kind.DATASET, device or CPU, item.origin if device else origin)
         return instance
@@ -188,33 +189,33 @@ class ClassAnalysis(FunctionAnalysis):
         if not any(_is_state(value) and value.stateful for _, value in args.all()):
             return info.stateful
         init = info.methods.get("__init__")
-        if init is None or len(self.active) >= MAX_CALL_DEPTH or init.node in self.active:
+        if init is None or not self.functions.can_enter(init.node):
             return info.stateful
         key = (id(init.node), args_signature(args))
         if key not in self._keeps_state:
-            mark = len(self.events)
+            mark = len(self.state.events)
             attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
-            del self.events[mark:]  # the definition's own analysis reported its events
+            del self.state.events[mark:]  # the definition's own analysis reported its events
             self._keeps_state[key] = _stateful(attrs.values(), False, False) or info.stateful
         return self._keeps_state[key]
 
     def _construct(self, info: ClassInfo, args: Args) -> Value:
         init = info.methods.get("__init__")
         receiver = Value(Kind.INSTANCE, ref=info)
-        if init is None or len(self.active) >= MAX_CALL_DEPTH or init.node in self.active:
+        if init is None or not self.functions.can_enter(init.node):
             return receiver
-        key = ("init", id(init.node), args_signature(args))
-        cached = self.cache.get(key)
+        key = (id(init.node), args_signature(args))
+        cached = self._instances.get(key)
         if cached is not None:
             instance, events = cached
-            self.events.extend(events)
+            self.state.events.extend(events)
             return instance
-        mark = len(self.events)
+        mark = len(self.state.events)
         attrs, _ = self._construct_attrs(init, args, receiver)
         _forget_assigned_elsewhere(info, attrs)
         merged = {**info.attrs, **attrs}
         instance = Value(Kind.INSTANCE, ref=info, keys=tuple(merged), items=tuple(merged.values()))
-        self.cache[key] = (instance, self.events[mark:])
+        self._instances[key] = (instance, self.state.events[mark:])
         return instance
 
 

@@ -6,10 +6,13 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
+from devlint.core import torch_api
 from devlint.core.binder import Env
 from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
 from devlint.core.filled_defaults import filled_default
 from devlint.core.lattice import CPU, Concrete, Symbol, can_be_accelerator, is_known
+from devlint.core.scopes import ClassInfo
+from devlint.core.state import Part, Parts
 from devlint.core.syntax import (
     dotted_name,
     mentions_accelerator,
@@ -20,10 +23,12 @@ from devlint.core.values import (
     ASYNC_COPY,
     FALSE_VALUE,
     NONE_VALUE,
+    PARAMETER,
     SCALAR_VALUE,
     TRUE_VALUE,
     UNKNOWN_VALUE,
     Kind,
+    Origin,
     Value,
     batch_part,
     element_of,
@@ -78,24 +83,18 @@ def _keeps_dimensions(index: cst.BaseSlice) -> bool:
     )
 
 
-class ExpressionEvaluator:
+class Expressions(Part):
     """Evaluates expressions in an environment and records the events they cause.
 
-    Subclasses provide ``call`` (calls of every sort) and ``bind`` (targets).
+    Calls go to ``Calls``, assignment targets (walrus, comprehensions) to ``Flow``.
     """
 
-    def __init__(self) -> None:
-        self.events: list[object] = []
-        self.values: dict[cst.CSTNode, Value] = {}
-        self.yields: list[list[Value]] = []
-        self.active: list[cst.FunctionDef] = []  # functions being analysed, innermost last
-        self.runtime_device = False
-        self.places_tensors = False  # moves, `.device`, `device=`, nn.Module classes seen
-        self.spawn_start_method = False
+    def connect(self, parts: Parts) -> None:
+        super().connect(parts)
         self._dispatch: dict[type, Callable[[cst.CSTNode, Env], Value]] = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
-            cst.Call: self.call,
+            cst.Call: self.calls.call,
             cst.Subscript: self._subscript,
             cst.BinaryOperation: self._binary,
             cst.UnaryOperation: self._unary,
@@ -127,26 +126,8 @@ class ExpressionEvaluator:
     def eval(self, node: cst.BaseExpression, env: Env) -> Value:
         handler = self._dispatch.get(type(node))
         value = handler(node, env) if handler is not None else UNKNOWN_VALUE
-        self.values[node] = value
+        self.state.values[node] = value
         return value
-
-    def call(self, node: cst.Call, env: Env) -> Value:
-        raise NotImplementedError
-
-    def bind(
-        self,
-        target: cst.BaseExpression,
-        value: Value,
-        env: Env,
-        source: cst.BaseExpression | None = None,
-    ) -> None:
-        raise NotImplementedError
-
-    def builtin(self, name: str) -> Value | None:
-        raise NotImplementedError
-
-    def attribute_of(self, base: Value, name: str, node: cst.Attribute) -> Value:
-        raise NotImplementedError
 
     def meet(
         self, node: cst.CSTNode, operation: str, operands: list[Operand], strict: bool
@@ -154,18 +135,15 @@ class ExpressionEvaluator:
         """Record that tensors meet in one operation (rules decide if devices clash)."""
         tensors = tuple(op for op in operands if is_tensor_like(op.value))
         if len(tensors) >= 2:
-            self.events.append(OperandsMeet(node, operation, tensors, strict, self.function))
+            self.state.events.append(
+                OperandsMeet(node, operation, tensors, strict, self.flow.function)
+            )
 
     def read(self, node: cst.CSTNode, value: Value) -> None:
         """Data of ``value`` is read here: flag a non-blocking host copy not yet synchronised."""
         origin = value.origin
         if origin is not None and origin.tag == ASYNC_COPY and value.device == CPU:
-            self.events.append(UnsyncedRead(node, Operand(node, value)))
-
-    @property
-    def function(self) -> cst.FunctionDef | None:
-        """The function whose body is being analysed (None at module level)."""
-        return self.active[-1] if self.active else None
+            self.state.events.append(UnsyncedRead(node, Operand(node, value)))
 
     # -- names and attributes ---------------------------------------------------
 
@@ -179,7 +157,7 @@ class ExpressionEvaluator:
             return TRUE_VALUE
         if node.value == "False":
             return FALSE_VALUE
-        return self.builtin(node.value) or UNKNOWN_VALUE
+        return self.calls.builtin(node.value) or UNKNOWN_VALUE
 
     def _attribute(self, node: cst.Attribute, env: Env) -> Value:
         path = dotted_name(node)
@@ -192,12 +170,47 @@ class ExpressionEvaluator:
 
     def tensor_attribute(self, base: Value, name: str) -> Value:
         if name == "device":
-            self.places_tensors = True
+            self.state.places_tensors = True
             if isinstance(base.device, Symbol) and base.device.tensor:
-                self.runtime_device = True  # as for `x.device` of any value it cannot see
+                self.state.runtime_device = True  # as for `x.device` of any value it cannot see
             return Value(Kind.DEVICE, base.device, base.origin)
         if name in _TENSOR_ATTRIBUTES:
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
+        return UNKNOWN_VALUE
+
+    def attribute_of(self, base: Value, name: str, node: cst.Attribute) -> Value:
+        """``base.name``: a torch name, a wrapper's or a tensor's attribute, what a local
+        class's ``__init__`` left on an instance, a device read from something unseen."""
+        kind = base.kind
+        if kind is Kind.NAMESPACE:
+            qualname = f"{base.ref}.{name}"
+            if qualname in torch_api.DTYPES:
+                return Value(Kind.DTYPE)
+            return self.calls.namespace(qualname)
+        if kind is Kind.WRAPPER:
+            return self.wrappers.wrapper_attribute(base, name, node)
+        if is_tensor_like(base):
+            return self.tensor_attribute(base, name)
+        if kind is Kind.INSTANCE and isinstance(base.ref, ClassInfo):
+            if base.keys is not None and name in base.keys:
+                return base.items[base.keys.index(name)]
+            return base.ref.attrs.get(name, UNKNOWN_VALUE)
+        if kind is Kind.DEVICE:
+            return Value(Kind.STRING) if name == "type" else SCALAR_VALUE
+        if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
+            self.state.places_tensors = True
+            path = dotted_name(node)
+            if path is not None:
+                self.state.runtime_device = True
+                return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
+        if (
+            kind is Kind.MODULE
+            and base.ref == torch_api.MODULE_DICT
+            and name not in torch_api.DICT_API
+        ):
+            return element_of(base)  # self.transformer.wpe: a member, where the dict is
+        if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):
+            return Value(Kind.TENSOR, base.device, base.origin, ref=PARAMETER)
         return UNKNOWN_VALUE
 
     # -- subscripts -------------------------------------------------------------
@@ -240,9 +253,13 @@ class ExpressionEvaluator:
             return None
         index = Operand(elements[0].slice.value, key)
         if base.device == CPU and can_be_accelerator(key.device):
-            self.events.append(
+            self.state.events.append(
                 OperandsMeet(
-                    node, ADVANCED_INDEXING, (Operand(base_node, base), index), True, self.function
+                    node,
+                    ADVANCED_INDEXING,
+                    (Operand(base_node, base), index),
+                    True,
+                    self.flow.function,
                 )
             )
         return index
@@ -420,7 +437,7 @@ class ExpressionEvaluator:
         clause: cst.CompFor | None = node.for_in
         while clause is not None:
             iterable = self.eval(clause.iter, inner)
-            self.bind(clause.target, self.iterate(iterable, clause.iter), inner)
+            self.flow.bind(clause.target, self.calls.iterate(iterable, clause.iter), inner)
             for condition in clause.ifs:
                 self.eval(condition.test, inner)
             clause = clause.inner_for_in
@@ -441,7 +458,7 @@ class ExpressionEvaluator:
 
     def _named(self, node: cst.NamedExpr, env: Env) -> Value:
         value = self.eval(node.value, env)
-        self.bind(node.target, value, env)
+        self.flow.bind(node.target, value, env)
         return value
 
     def _yield(self, node: cst.Yield, env: Env) -> Value:
@@ -450,12 +467,5 @@ class ExpressionEvaluator:
             produced = element_of(self.eval(value.item, env))
         else:
             produced = self.eval(value, env) if value is not None else NONE_VALUE
-        if self.yields:
-            self.yields[-1].append(produced)
+        self.flow.note_yield(produced)
         return UNKNOWN_VALUE
-
-    # -- iteration ----------------------------------------------------------------
-
-    def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:
-        """What a ``for`` over ``iterable`` binds; iterating a DataLoader yields a batch."""
-        raise NotImplementedError

@@ -16,7 +16,8 @@ from devlint.core.binder import Env, join_envs
 from devlint.core.calls import CALL_RESULT
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
-from devlint.core.statements import Frame, StatementWalker
+from devlint.core.state import AnalysisState, Part
+from devlint.core.statements import Frame
 from devlint.core.syntax import dotted_name, is_device_name, is_loader_name, words_in
 from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
 from devlint.core.values import (
@@ -35,21 +36,25 @@ MODULE_BASE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Mod
 """``nn.Module`` under its qualified names: a class deriving from it, a parameter typed as it."""
 
 
-class FunctionAnalysis(StatementWalker):
+class Functions(Part):
     """Local functions and methods: context-free and per-call analyses."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: list[list[FunctionInfo]] = []
+    def __init__(self, state: AnalysisState) -> None:
+        super().__init__(state)
+        self.pending: list[list[FunctionInfo]] = []  # functions defined in each open scope
         self.analysed: set[cst.FunctionDef] = set()
         self.cache: dict[tuple, tuple[object, list[object]]] = {}
 
     def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
         info = FunctionInfo(statement, env)
         env.set(statement.name.value, Value(Kind.FUNCTION, ref=info))
+        self.defer(info)
+        return env
+
+    def defer(self, info: FunctionInfo) -> None:
+        """Analyse ``info`` with unknown arguments when the scope that defines it ends."""
         if self.pending:
             self.pending[-1].append(info)
-        return env
 
     def flush_pending(self, scope: Env) -> None:
         """Analyse, with unknown arguments, every function defined in the scope just left.
@@ -79,14 +84,14 @@ class FunctionAnalysis(StatementWalker):
         cached = self.cache.get(key)
         if cached is not None:
             result, events = cached
-            self.events.extend(events)
+            self.state.events.extend(events)
             return result
-        if len(self.active) >= MAX_CALL_DEPTH or info.node in self.active:
+        if not self.can_enter(info.node):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-        mark = len(self.events)
+        mark = len(self.state.events)
         frame = self.run_function(info, self.bind_parameters(info, args, receiver))
         result = self._result(info, frame)
-        self.cache[key] = (result, self.events[mark:])
+        self.cache[key] = (result, self.state.events[mark:])
         return result
 
     def _result(self, info: FunctionInfo, frame: Frame) -> Value:
@@ -95,27 +100,19 @@ class FunctionAnalysis(StatementWalker):
         return join_all(frame.returns) if frame.returns else NONE_VALUE
 
     def run_function(self, info: FunctionInfo, env: Env) -> Frame:
-        frame = Frame()
-        self.frames.append(frame)
-        self.yields.append(frame.yields)
+        """Run a function's body, then analyse the functions it defines."""
         self.pending.append([])
-        self.active.append(info.node)
-        saved_loops, self.loops = self.loops, []
-        try:
-            out = self.suite(info.node.body, env)
-        finally:
-            self.loops = saved_loops
-            self.active.pop()
-            self.frames.pop()
-            self.yields.pop()
-        if out is not None:
-            frame.returns.append(NONE_VALUE)
-            frame.exits.append(out)
+        frame = self.flow.run_body(info.node, env)
         exit_env = None
         for path in frame.exits:
             exit_env = join_envs(exit_env, path)
         self.flush_pending(exit_env if exit_env is not None else env)
         return frame
+
+    def can_enter(self, function: cst.FunctionDef) -> bool:
+        """Whether a call may run ``function`` again: not recursively, not too deep."""
+        running = self.flow.running()
+        return len(running) < MAX_CALL_DEPTH and function not in running
 
     def bind_parameters(self, info: FunctionInfo, args: Args | None, receiver: Value | None) -> Env:
         env = Env(parent=info.closure)
@@ -167,7 +164,7 @@ class FunctionAnalysis(StatementWalker):
         if value is not None and any(is_known(part.device) for part in parts(value)):
             passed.add(name)  # a caller here says where it lives: its context covers it
         if value is None and args is not None and param.default is not None:
-            value = self.eval(param.default, env.parent or env)
+            value = self.expressions.eval(param.default, env.parent or env)
         if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
             value = self._unknown_parameter(name, param, is_input, tensors)
             if value is UNKNOWN_VALUE and _requires_a_module(param, env.parent or env):
@@ -193,8 +190,8 @@ class FunctionAnalysis(StatementWalker):
             origin = Origin("passed in as {}", param, param.name)
             tensor = Value(Kind.TENSOR, Symbol(f"{name}.device", tensor=True), origin)
             return tensor if name in tensors.tensors else Value(Kind.SEQUENCE, element=tensor)
-        if is_device_name(name, self.device_names):
-            self.runtime_device = True
+        if is_device_name(name, self.state.device_names):
+            self.state.runtime_device = True
             return Value(Kind.DEVICE, Symbol(name), Origin("passed in as {}", param, param.name))
         if is_loader_name(name):
             return Value(Kind.LOADER, CPU, None)

@@ -8,20 +8,19 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from devlint.core.binder import Env, Narrowing, join_envs
-from devlint.core.calls import DICT_API, MODULE_DICT, MOVES, CallEvaluator
+from devlint.core.calls import MOVES
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.expressions import is_tensor_like
 from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import availability_test, device_test, no_accelerator, place
-from devlint.core.lattice import Concrete, Symbol, is_known
+from devlint.core.lattice import Concrete, is_known
 from devlint.core.scopes import ClassInfo
+from devlint.core.state import AnalysisState, Part, Parts
 from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
 from devlint.core.values import (
     BUFFER,
     NONE_VALUE,
-    PARAMETER,
-    SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
     Origin,
@@ -34,31 +33,6 @@ from devlint.core.values import (
 
 MAX_LOOP_PASSES = 4
 _GROWS = frozenset({"append", "extend", "insert"})
-_DTYPES = frozenset(
-    f"torch.{name}"
-    for name in (
-        "float",
-        "float16",
-        "float32",
-        "float64",
-        "half",
-        "double",
-        "bfloat16",
-        "int",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "long",
-        "short",
-        "uint8",
-        "bool",
-        "complex64",
-        "complex128",
-        "cfloat",
-        "cdouble",
-    )
-)
 
 
 @dataclass
@@ -81,19 +55,24 @@ class _TestFacts:
 class Frame:
     """What a running function collects: returned values and the paths that leave it."""
 
+    function: cst.FunctionDef
     returns: list[Value] = field(default_factory=list)
     exits: list[Env] = field(default_factory=list)
     yields: list[Value] = field(default_factory=list)
 
 
-class StatementWalker(CallEvaluator):
-    """Walks statements; functions and classes are handled by the subclasses."""
+class Flow(Part):
+    """Statements and control flow: environments that branches copy and join, loops run
+    to a fixpoint, ``try``, and the frames of the functions being analysed."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, state: AnalysisState) -> None:
+        super().__init__(state)
         self.loops: list[_Loop] = []
-        self.frames: list[Frame] = []
+        self.frames: list[Frame] = []  # functions being analysed, innermost last
         self._tests: dict[cst.BaseExpression, _TestFacts] = {}
+
+    def connect(self, parts: Parts) -> None:
+        super().connect(parts)
         self._statements: dict[type, Callable[[cst.CSTNode, Env], Env | None]] = {
             cst.SimpleStatementLine: self._simple_line,
             cst.If: self._if,
@@ -102,8 +81,8 @@ class StatementWalker(CallEvaluator):
             cst.Try: self._try,
             cst.TryStar: self._try,
             cst.With: self._with,
-            cst.FunctionDef: self.function_def,
-            cst.ClassDef: self.class_def,
+            cst.FunctionDef: self.functions.function_def,
+            cst.ClassDef: self.classes.class_def,
             cst.Match: self._match,
         }
         self._small: dict[type, Callable[[cst.CSTNode, Env], Env | None]] = {
@@ -121,11 +100,37 @@ class StatementWalker(CallEvaluator):
             cst.Assert: self._assert,
         }
 
-    def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
-        raise NotImplementedError
+    # -- function frames ------------------------------------------------------------
 
-    def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
-        raise NotImplementedError
+    @property
+    def function(self) -> cst.FunctionDef | None:
+        """The function whose body is being analysed (None at module level)."""
+        return self.frames[-1].function if self.frames else None
+
+    def running(self) -> list[cst.FunctionDef]:
+        """The functions being analysed, outermost first."""
+        return [frame.function for frame in self.frames]
+
+    def run_body(self, function: cst.FunctionDef, env: Env) -> Frame:
+        """Run a function's body in a frame of its own: what it returns and yields, and the
+        environments it leaves by; loops outside it do not see its ``break``s."""
+        frame = Frame(function)
+        self.frames.append(frame)
+        saved_loops, self.loops = self.loops, []
+        try:
+            out = self.suite(function.body, env)
+        finally:
+            self.loops = saved_loops
+            self.frames.pop()
+        if out is not None:
+            frame.returns.append(NONE_VALUE)
+            frame.exits.append(out)
+        return frame
+
+    def note_yield(self, value: Value) -> None:
+        """A ``yield`` in the function being analysed produces ``value``."""
+        if self.frames:
+            self.frames[-1].yields.append(value)
 
     # -- blocks -----------------------------------------------------------------
 
@@ -158,7 +163,7 @@ class StatementWalker(CallEvaluator):
 
     def _expression_statement(self, statement: cst.Expr, env: Env) -> Env:
         expression = statement.value
-        self.eval(expression, env)
+        self.expressions.eval(expression, env)
         if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
             method = expression.func.attr.value
             if method in MOVES:
@@ -171,25 +176,27 @@ class StatementWalker(CallEvaluator):
         self, call: cst.Call, receiver_node: cst.BaseExpression, method: str, env: Env
     ) -> None:
         """``outs.append(t)``: a local list now may hold ``t`` (``torch.cat(outs)`` is there)."""
-        receiver = self.values.get(receiver_node)
+        receiver = self.state.values.get(receiver_node)
         path = dotted_name(receiver_node)
         if receiver is None or receiver.kind is not Kind.SEQUENCE or path is None:
             return
         if env.get(path) is not receiver or len(call.args) != (2 if method == "insert" else 1):
             return
-        added = self.values.get(call.args[-1].value, UNKNOWN_VALUE)
+        added = self.state.values.get(call.args[-1].value, UNKNOWN_VALUE)
         env.update(path, appended(receiver, added if method != "extend" else element_of(added)))
 
     def _bare_move(self, call: cst.Call, receiver_node: cst.BaseExpression, env: Env) -> None:
         """A move as a statement: a lost copy for tensors, an in-place move otherwise."""
-        receiver = self.values.get(receiver_node, UNKNOWN_VALUE)
+        receiver = self.state.values.get(receiver_node, UNKNOWN_VALUE)
         if receiver.kind is Kind.TENSOR:
             method = call.func.attr.value
-            self.events.append(DiscardedTransfer(call, Operand(receiver_node, receiver), method))
+            self.state.events.append(
+                DiscardedTransfer(call, Operand(receiver_node, receiver), method)
+            )
         elif receiver.kind in (Kind.UNKNOWN, Kind.BATCH):
-            moved = self.values.get(call)
+            moved = self.state.values.get(call)
             if moved is not None and is_known(moved.device):
-                self.rebind(
+                self.calls.rebind(
                     receiver_node,
                     moved
                     if receiver.kind is Kind.BATCH
@@ -198,22 +205,22 @@ class StatementWalker(CallEvaluator):
                 )
 
     def _assign(self, statement: cst.Assign, env: Env) -> Env:
-        value = self.eval(statement.value, env)
+        value = self.expressions.eval(statement.value, env)
         for target in statement.targets:
             self.bind(target.target, value, env, statement.value)
         return env
 
     def _annotated_assign(self, statement: cst.AnnAssign, env: Env) -> Env:
         if statement.value is not None:
-            self.bind(statement.target, self.eval(statement.value, env), env)
+            self.bind(statement.target, self.expressions.eval(statement.value, env), env)
         return env
 
     def _augmented_assign(self, statement: cst.AugAssign, env: Env) -> Env:
-        current = self.eval(statement.target, env)
-        value = self.eval(statement.value, env)
+        current = self.expressions.eval(statement.target, env)
+        value = self.expressions.eval(statement.value, env)
         operator = type(statement.operator).__name__.replace("Assign", "")
         strict = isinstance(statement.operator, cst.MatrixMultiplyAssign)
-        result = self.operate(
+        result = self.expressions.operate(
             statement, operator, current, statement.target, value, statement.value, strict
         )
         if is_tensor_like(current):
@@ -222,7 +229,11 @@ class StatementWalker(CallEvaluator):
         return env
 
     def _return(self, statement: cst.Return, env: Env) -> None:
-        value = self.eval(statement.value, env) if statement.value is not None else NONE_VALUE
+        value = (
+            self.expressions.eval(statement.value, env)
+            if statement.value is not None
+            else NONE_VALUE
+        )
         if self.frames:
             self.frames[-1].returns.append(value)
             self.frames[-1].exits.append(env)
@@ -230,7 +241,7 @@ class StatementWalker(CallEvaluator):
 
     def _raise(self, statement: cst.Raise, env: Env) -> None:
         if statement.exc is not None:
-            self.eval(statement.exc, env)
+            self.expressions.eval(statement.exc, env)
         return None
 
     def _break(self, statement: cst.Break, env: Env) -> None:
@@ -249,10 +260,10 @@ class StatementWalker(CallEvaluator):
             if full is None:
                 continue
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                env.set(alias.asname.name.value, self.namespace(full))
+                env.set(alias.asname.name.value, self.calls.namespace(full))
             else:
                 top = full.split(".", 1)[0]
-                env.set(top, self.namespace(top))
+                env.set(top, self.calls.namespace(top))
         return env
 
     def _import_from(self, statement: cst.ImportFrom, env: Env) -> Env:
@@ -271,7 +282,7 @@ class StatementWalker(CallEvaluator):
             if base is None or statement.relative:
                 env.set(local, UNKNOWN_VALUE)
             else:
-                env.set(local, self.namespace(f"{base}.{name}"))
+                env.set(local, self.calls.namespace(f"{base}.{name}"))
         return env
 
     def _delete(self, statement: cst.Del, env: Env) -> Env:
@@ -284,7 +295,7 @@ class StatementWalker(CallEvaluator):
         return env
 
     def _assert(self, statement: cst.Assert, env: Env) -> Env:
-        self.eval(statement.test, env)
+        self.expressions.eval(statement.test, env)
         return env
 
     # -- binding ----------------------------------------------------------------
@@ -306,7 +317,7 @@ class StatementWalker(CallEvaluator):
             if path is not None:
                 env.set(path, _keeps_registration(env.get(path), value))
             else:
-                self.eval(target.value, env)
+                self.expressions.eval(target.value, env)
         elif isinstance(target, cst.Subscript):
             self._store_item(target, value, env, source)
         elif isinstance(target, cst.StarredElement):
@@ -320,9 +331,9 @@ class StatementWalker(CallEvaluator):
         source: cst.BaseExpression | None = None,
     ) -> None:
         """``batch[k] = batch[k].to(device)`` changes what the container holds."""
-        container = self.eval(target.value, env)
+        container = self.expressions.eval(target.value, env)
         keys = [
-            self.eval(element.slice.value, env)
+            self.expressions.eval(element.slice.value, env)
             for element in target.slice
             if isinstance(element.slice, cst.Index)
         ]
@@ -360,11 +371,11 @@ class StatementWalker(CallEvaluator):
     ) -> None:
         """``t[idx] = v`` with a tensor ``idx`` is ``index_put_``: ``v`` must be on ``t``'s
         device unless it is 0-dim (basic indexing copies across devices and is not checked)."""
-        index = self.advanced_index(target, target.value, tensor, target.slice, keys)
+        index = self.expressions.advanced_index(target, target.value, tensor, target.slice, keys)
         if index is None or source is None or value.kind is not Kind.TENSOR or value.ndim != 1:
             return
         operands = (Operand(target.value, tensor), Operand(source, value))
-        self.events.append(OperandsMeet(target, INDEX_PUT, operands, True, self.function))
+        self.state.events.append(OperandsMeet(target, INDEX_PUT, operands, True, self.function))
 
     def _unpack(self, target: cst.Tuple | cst.List, value: Value, env: Env) -> None:
         elements = target.elements
@@ -381,39 +392,10 @@ class StatementWalker(CallEvaluator):
             else:
                 self.bind(element.value, part, env)
 
-    # -- attributes ---------------------------------------------------------------
-
-    def attribute_of(self, base: Value, name: str, node: cst.Attribute) -> Value:
-        kind = base.kind
-        if kind is Kind.NAMESPACE:
-            qualname = f"{base.ref}.{name}"
-            return Value(Kind.DTYPE) if qualname in _DTYPES else self.namespace(qualname)
-        if kind is Kind.WRAPPER:
-            return self.wrapper_attribute(base, name, node)
-        if is_tensor_like(base):
-            return self.tensor_attribute(base, name)
-        if kind is Kind.INSTANCE and isinstance(base.ref, ClassInfo):
-            if base.keys is not None and name in base.keys:
-                return base.items[base.keys.index(name)]
-            return base.ref.attrs.get(name, UNKNOWN_VALUE)
-        if kind is Kind.DEVICE:
-            return Value(Kind.STRING) if name == "type" else SCALAR_VALUE
-        if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
-            self.places_tensors = True
-            path = dotted_name(node)
-            if path is not None:
-                self.runtime_device = True
-                return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
-        if kind is Kind.MODULE and base.ref == MODULE_DICT and name not in DICT_API:
-            return element_of(base)  # self.transformer.wpe: a member, where the dict is
-        if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):
-            return Value(Kind.TENSOR, base.device, base.origin, ref=PARAMETER)
-        return UNKNOWN_VALUE
-
     # -- control flow ---------------------------------------------------------------
 
     def _if(self, statement: cst.If, env: Env) -> Env | None:
-        self.eval(statement.test, env)
+        self.expressions.eval(statement.test, env)
         facts = self._test_facts(statement.test)
         wrapped, negated, flag = facts.wrapped, facts.negated, facts.flag
         then_start, else_start = env.copy(), env.copy()
@@ -472,7 +454,7 @@ class StatementWalker(CallEvaluator):
         return narrowed
 
     def _literal_device(self, node: cst.BaseExpression) -> Concrete | None:
-        value = self.values.get(node)
+        value = self.state.values.get(node)
         if value is not None and value.kind is Kind.DEVICE and isinstance(value.device, Concrete):
             return value.device
         return None
@@ -496,7 +478,7 @@ class StatementWalker(CallEvaluator):
         """
         entry = env.copy()
         for attempt in range(MAX_LOOP_PASSES + 1):
-            mark = len(self.events)
+            mark = len(self.state.events)
             frame = _Loop()
             self.loops.append(frame)
             start = entry.copy()
@@ -512,22 +494,22 @@ class StatementWalker(CallEvaluator):
             if _stable(entry, widened) or attempt == MAX_LOOP_PASSES:
                 return widened, frame.breaks
             if attempt:
-                del self.events[mark:]
+                del self.state.events[mark:]
             entry = widened if attempt < MAX_LOOP_PASSES - 1 else _forget_changes(entry, widened)
         raise AssertionError("unreachable")
 
     def _for(self, statement: cst.For, env: Env) -> Env | None:
-        iterable = self.eval(statement.iter, env)
-        element = self.iterate(iterable, statement.iter)
+        iterable = self.expressions.eval(statement.iter, env)
+        element = self.calls.iterate(iterable, statement.iter)
         normal, breaks = self._loop(
             env, lambda start: self.bind(statement.target, element, start), statement.body
         )
         return self._loop_exit(statement.orelse, normal, breaks)
 
     def _while(self, statement: cst.While, env: Env) -> Env | None:
-        self.eval(statement.test, env)
+        self.expressions.eval(statement.test, env)
         normal, breaks = self._loop(
-            env, lambda start: self.eval(statement.test, start), statement.body
+            env, lambda start: self.expressions.eval(statement.test, start), statement.body
         )
         return self._loop_exit(statement.orelse, normal, breaks)
 
@@ -548,7 +530,7 @@ class StatementWalker(CallEvaluator):
             if handler.name is not None:
                 self.bind(handler.name.name, UNKNOWN_VALUE, start)
             if handler.type is not None:
-                self.eval(handler.type, start)
+                self.expressions.eval(handler.type, start)
             result = join_envs(result, self.suite(handler.body, start))
         if statement.finalbody is None:
             return result
@@ -578,7 +560,7 @@ class StatementWalker(CallEvaluator):
 
     def _with(self, statement: cst.With, env: Env) -> Env | None:
         for item in statement.items:
-            value = self.eval(item.item, env)
+            value = self.expressions.eval(item.item, env)
             if item.asname is not None:
                 self.bind(
                     item.asname.name, value if value.kind is Kind.TENSOR else UNKNOWN_VALUE, env
@@ -586,7 +568,7 @@ class StatementWalker(CallEvaluator):
         return self.suite(statement.body, env)
 
     def _match(self, statement: cst.Match, env: Env) -> Env | None:
-        self.eval(statement.subject, env)
+        self.expressions.eval(statement.subject, env)
         result: Env | None = env
         for case in statement.cases:
             result = join_envs(result, self.suite(case.body, env.copy()))

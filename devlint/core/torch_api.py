@@ -103,6 +103,19 @@ AUDIO_TRANSFORMS_WITH_BUFFERS = frozenset(
 resampling kernel): modules made on the CPU like ``nn.Linear``. torchaudio is not in the
 generated table; its buffer-free transforms (``AmplitudeToDB``, ``Vol``) follow their input."""
 
+MODULE_DICT = "torch.nn.ModuleDict"
+DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
+"""``nn.ModuleDict``'s own methods; any other attribute is one of its members."""
+DTYPES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "float", "float16", "float32", "float64", "half", "double", "bfloat16", "int", "int8",
+        "int16", "int32", "int64", "long", "short", "uint8", "bool", "complex64", "complex128",
+        "cfloat", "cdouble",
+    )
+)  # fmt: skip
+"""``torch.float32`` and the like: dtypes, never devices."""
+
 
 def nn_module(qualname: str) -> ModuleSpec | None:
     """The spec of a torch.nn module class: "torch.nn.Linear"."""

@@ -19,9 +19,10 @@ from devlint.core.events import (
     WrapperCall,
     WrapperCreated,
 )
-from devlint.core.expressions import ExpressionEvaluator, is_tensor_like
+from devlint.core.expressions import is_tensor_like
 from devlint.core.lattice import Concrete, Device, is_known
 from devlint.core.scopes import Args, ClassInfo, WrapperInfo
+from devlint.core.state import Part
 from devlint.core.values import (
     UNKNOWN_VALUE,
     WRAPPED_STATE,
@@ -42,16 +43,8 @@ WRAPPERS = {
 _SAVES = frozenset({"torch.save", "torch.serialization.save"})
 
 
-class WrapperEvaluator(ExpressionEvaluator):
+class Wrappers(Part):
     """Creation, attributes, calls and checkpoints of data-parallel wrappers."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.wrapped_classes: dict[ClassInfo, cst.Call] = {}  # DataParallel-wrapped classes
-        self.sets_cuda_device = False
-
-    def device_argument(self, node: cst.BaseExpression, value: Value) -> Device | None:
-        raise NotImplementedError
 
     def wrap(self, qualname: str, node: cst.Call, args: Args) -> Value:
         """``nn.DataParallel(model, device_ids=[0, 1], output_device=0)``."""
@@ -63,15 +56,15 @@ class WrapperEvaluator(ExpressionEvaluator):
         device_ids = None
         if ids is not None and isinstance(ids[0], (cst.List, cst.Tuple)):
             device_ids = tuple(
-                (element.value, self.values.get(element.value, UNKNOWN_VALUE))
+                (element.value, self.state.values.get(element.value, UNKNOWN_VALUE))
                 for element in ids[0].elements
             )
         output = args.get(2, "output_device")
         info = WrapperInfo(WRAPPERS[qualname], node, inner, device_ids, output)
         wrapper = Value(Kind.WRAPPER, inner.device, inner.origin, stateful=True, ref=info)
         if not info.distributed and isinstance(inner.ref, ClassInfo):
-            self.wrapped_classes.setdefault(inner.ref, node)
-        self.events.append(WrapperCreated(node, wrapper))
+            self.state.wrapped_classes.setdefault(inner.ref, node)
+        self.state.events.append(WrapperCreated(node, wrapper))
         return wrapper
 
     def wrapper_attribute(self, wrapper: Value, name: str, node: cst.Attribute) -> Value:
@@ -80,13 +73,13 @@ class WrapperEvaluator(ExpressionEvaluator):
         if name == "module" and isinstance(info, WrapperInfo):
             return info.inner.with_device(wrapper.device, wrapper.origin)
         if not torch_api.is_wrapper_attribute(name):
-            self.events.append(WrapperAttribute(node, wrapper, name))
+            self.state.events.append(WrapperAttribute(node, wrapper, name))
         return UNKNOWN_VALUE
 
     def wrapper_call(self, node: cst.Call, wrapper: Value, args: Args) -> Value:
         """Its forward: inputs are scattered, outputs gathered on the output device."""
         inputs = tuple(Operand(*given) for given in args.all() if is_tensor_like(given[1]))
-        self.events.append(WrapperCall(node, Operand(node.func, wrapper), inputs))
+        self.state.events.append(WrapperCall(node, Operand(node.func, wrapper), inputs))
         device = self.output_device(wrapper)
         if not is_known(device):
             return Value(Kind.UNKNOWN)
@@ -100,7 +93,7 @@ class WrapperEvaluator(ExpressionEvaluator):
         chosen = info.output_device or (info.device_ids[0] if info.device_ids else None)
         if chosen is None:
             return wrapper.device
-        device = self.device_argument(*chosen)
+        device = self.calls.device_argument(*chosen)
         return device if isinstance(device, Concrete) else wrapper.device
 
     def wrapper_state_dict(self, node: cst.Call, receiver_node: cst.BaseExpression) -> Value:
@@ -111,9 +104,9 @@ class WrapperEvaluator(ExpressionEvaluator):
         if qualname in _SAVES:
             given = args.get(0, "obj")
             if given is not None:
-                self.events.append(CheckpointSave(node, given[1], self.function))
+                self.state.events.append(CheckpointSave(node, given[1], self.flow.function))
 
     def note_state_dict_load(
         self, node: cst.Call, module_node: cst.BaseExpression, module: Value
     ) -> None:
-        self.events.append(StateDictLoad(node, Operand(module_node, module)))
+        self.state.events.append(StateDictLoad(node, Operand(module_node, module)))

@@ -1,0 +1,80 @@
+"""What one file's analysis shares: the state every part writes, and how the parts meet.
+
+The interpreter is a handful of parts, each in its own module: ``Expressions``
+(values of expressions), ``Calls`` (what calls do to devices), ``Wrappers``
+(data-parallel wrappers), ``Flow`` (statements and control flow),
+``Functions`` and ``Classes`` (code the file defines). They are separate
+objects, not layers of one class: each reads and writes the one
+``AnalysisState`` and calls the others through the references ``Part.connect``
+gives it, once, when ``core/analysis.py`` assembles them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from devlint.core.values import Value
+
+if TYPE_CHECKING:
+    from devlint.core.calls import Calls
+    from devlint.core.classes import Classes
+    from devlint.core.expressions import Expressions
+    from devlint.core.functions import Functions
+    from devlint.core.scopes import ClassInfo
+    from devlint.core.statements import Flow
+    from devlint.core.wrappers import Wrappers
+
+
+@dataclass
+class AnalysisState:
+    """What the analysis of one file has found so far: the events rules read, the value of
+    every evaluated expression, and what the file as a whole is seen to do."""
+
+    module: cst.Module
+    device_names: frozenset[str]
+    events: list[object] = field(default_factory=list)
+    values: dict[cst.CSTNode, Value] = field(default_factory=dict)
+    runtime_device: bool = False  # the file picks a device at run time
+    places_tensors: bool = False  # moves, `.device`, `device=`, nn.Module classes seen
+    spawn_start_method: bool = False
+    sets_cuda_device: bool = False
+    wrapped_classes: dict[ClassInfo, cst.Call] = field(default_factory=dict)
+    """Local classes wrapped in ``nn.DataParallel``, with the wrapping call."""
+
+
+class Part:
+    """One part of the interpreter: it shares the state and may call every other part."""
+
+    expressions: Expressions
+    calls: Calls
+    wrappers: Wrappers
+    flow: Flow
+    functions: Functions
+    classes: Classes
+
+    def __init__(self, state: AnalysisState) -> None:
+        self.state = state
+
+    def connect(self, parts: Parts) -> None:
+        """Keep a reference to each other part (called once, when all of them exist)."""
+        self.expressions = parts.expressions
+        self.calls = parts.calls
+        self.wrappers = parts.wrappers
+        self.flow = parts.flow
+        self.functions = parts.functions
+        self.classes = parts.classes
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The parts of one file's interpreter."""
+
+    expressions: Expressions
+    calls: Calls
+    wrappers: Wrappers
+    flow: Flow
+    functions: Functions
+    classes: Classes
