@@ -12,7 +12,6 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.config import Settings
-from devlint.core.binder import Env
 from devlint.core.calls import Calls
 from devlint.core.classes import Classes
 from devlint.core.events import Facts, ReplicaStateWrite
@@ -35,19 +34,8 @@ def analyse(module: cst.Module, settings: Settings) -> Facts:
         functions=Functions(state),
         classes=Classes(state),
     )
-    for part in (
-        parts.expressions,
-        parts.calls,
-        parts.wrappers,
-        parts.flow,
-        parts.functions,
-        parts.classes,
-    ):
-        part.connect(parts)
-    env = Env()
-    parts.functions.pending.append([])
-    final = parts.flow.block(module.body, env)
-    parts.functions.flush_pending(final if final is not None else env)
+    parts.connect()
+    parts.functions.run_module(module)
     _note_replica_writes(state)
     facts = Facts(
         module,

@@ -1,12 +1,11 @@
-"""Calls: torch functions and factories, tensor and module methods, module calls, builtins."""
+"""Calls: which call is which (torch API, local code, methods, modules, wrappers, builtins),
+and the events calls cause; what torch returns is ``torch_model``'s."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_model
 from devlint.core.binder import Env
 from devlint.core.collectives import distributed_event
 from devlint.core.device_defaults import unpassed_device_parameters
@@ -14,13 +13,11 @@ from devlint.core.events import (
     CheckpointLoad,
     CreateThenMove,
     DeviceDefaultKept,
-    Facts,
     HostConversion,
     LoaderCreated,
     ModuleCall,
     Operand,
 )
-from devlint.core.expressions import combined_ndim, is_tensor_like
 from devlint.core.lattice import (
     CPU,
     MODULE_DEVICE,
@@ -45,46 +42,26 @@ from devlint.core.torch_api import CallKind, CallSpec
 from devlint.core.values import (
     ASYNC_COPY,
     BUFFER,
-    LOADER_BATCH,
+    CALL_RESULT,
     NO_DEVICE,
     PARAMETER,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
-    USED_AS_MODULE,
     Kind,
     Origin,
     Value,
     accelerator_inside,
-    batch_part,
     element_of,
+    is_tensor_like,
     join_all,
     parts,
-    result_base,
     used_as_module,
 )
 from devlint.core.wrappers import WRAPPERS
 
 MOVES = frozenset({"to", "cuda", "cpu"})
-CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
 
-LEGACY_CONSTRUCTORS = frozenset(
-    {
-        "torch.Tensor",
-        "torch.FloatTensor",
-        "torch.DoubleTensor",
-        "torch.HalfTensor",
-        "torch.BFloat16Tensor",
-        "torch.LongTensor",
-        "torch.IntTensor",
-        "torch.ShortTensor",
-        "torch.CharTensor",
-        "torch.ByteTensor",
-        "torch.BoolTensor",
-    }
-)
-"""Typed constructors that build cpu tensors only: given ``device=`` naming any other device
-they raise ``RuntimeError: legacy constructor expects device type: cpu``."""
-_TENSOR_FROM_DATA = LEGACY_CONSTRUCTORS | {
+_TENSOR_FROM_DATA = torch_model.LEGACY_CONSTRUCTORS | {
     "torch.tensor",
     "torch.as_tensor",
     "torch.asarray",
@@ -95,31 +72,6 @@ _TENSOR_FROM_DATA = LEGACY_CONSTRUCTORS | {
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
 """What ``module_dict.<name>`` means when it is not a member's name."""
-_MODULE_CONTAINERS = frozenset(
-    {
-        "torch.nn.Sequential",
-        "torch.nn.ModuleList",
-        "torch.nn.ModuleDict",
-    }
-)
-_PASS_THROUGH = frozenset(
-    {
-        "iter",
-        "tqdm.tqdm",
-        "tqdm.auto.tqdm",
-        "tqdm.notebook.tqdm",
-        "tqdm.std.tqdm",
-        "reversed",
-        "sorted",
-        "einops.rearrange",
-        "einops.repeat",
-        "copy.copy",
-        "copy.deepcopy",
-        "torch.autograd.Variable",
-        "torch.autograd.variable.Variable",
-    }
-)
-"""Calls whose result is their first argument, or lives where it lives."""
 _NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 _RUNTIME_DEVICE_CHECKS = frozenset(
     {
@@ -129,9 +81,6 @@ _RUNTIME_DEVICE_CHECKS = frozenset(
         "torch.accelerator.is_available",
         "torch.accelerator.current_accelerator",
     }
-)
-RANDOM_FACTORIES = frozenset(
-    {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson"}
 )
 _BUILTINS = frozenset(
     {
@@ -163,20 +112,6 @@ _BUILTINS = frozenset(
         "type",
         "repr",
         "round",
-    }
-)
-_MODULE_SELF_METHODS = frozenset(
-    {
-        "train",
-        "eval",
-        "float",
-        "half",
-        "double",
-        "bfloat16",
-        "requires_grad_",
-        "share_memory",
-        "apply",
-        "type",
     }
 )
 _MODULE_EVIDENCE = frozenset(
@@ -259,7 +194,7 @@ class Calls(Part):
     def synchronize(self, env: Env) -> None:
         """A synchronisation point: pending device-to-host copies are complete."""
         for name, value in list(env.bindings.items()):
-            settled = _settled(value)
+            settled = torch_model.settled(value)
             if settled is not value:
                 env.bindings[name] = settled
 
@@ -274,7 +209,7 @@ class Calls(Part):
         if kind is Kind.FUNCTION and isinstance(callee.ref, FunctionInfo):
             return self.functions.call_function(callee.ref, args, None)
         if kind is Kind.FUNCTION and isinstance(callee.ref, str):
-            return self.builtin_call(callee.ref, node, args)
+            return torch_model.builtin_result(callee.ref, args)
         if kind is Kind.CLASS and isinstance(callee.ref, ClassInfo):
             return self.classes.instantiate(callee.ref, node, args)
         if kind is Kind.MODULE:
@@ -344,15 +279,6 @@ class Calls(Part):
         device = self.device_argument(*given)
         return UNKNOWN if device is None else device
 
-    def created(self, node: cst.Call, args: Args) -> Origin:
-        """Origin of a new tensor; names the device expression when one is given."""
-        given = args.keywords.get("device")
-        if given is None:
-            return Origin("created without `device=`", node, tag=NO_DEVICE)
-        if isinstance(given[0], cst.SimpleString):
-            return Origin("created", node)
-        return Origin("created on {}", node, given[0])
-
     def torch_device(self, node: cst.Call, args: Args) -> Value:
         """``torch.device("cuda", 1)``, ``torch.device(name)``, ``torch.device(f"cuda:{r}")``."""
         first = args.get(0, "type")
@@ -373,7 +299,8 @@ class Calls(Part):
         if qualname == "torch.device":
             return self.torch_device(node, args)
         if qualname in _TENSOR_FROM_DATA:
-            return self.tensor_from_data(qualname, node, args)
+            device = self.device_keyword(args)
+            return torch_model.tensor_from_data(qualname, node, args, device)
         if qualname in _LOADERS:
             return self.data_loader(node, args)
         if qualname in ("torch.load", "torch.serialization.load"):
@@ -397,8 +324,8 @@ class Calls(Part):
         if qualname in WRAPPERS:
             return self.wrappers.wrap(qualname, node, args)
         self.wrappers.note_checkpoint(qualname, node, args)
-        if qualname in _MODULE_CONTAINERS:
-            return self.module_container(node, args)
+        if qualname in torch_model.MODULE_CONTAINERS:
+            return torch_model.module_container(node, args)
         if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
             data = args.get(0, "data")
             value = data[1] if data else UNKNOWN_VALUE
@@ -414,36 +341,26 @@ class Calls(Part):
                     Kind.MODULE, state.device, state.origin, state.ndim, stateful=True, ref=qualname
                 )
             device = self.device_keyword(args)  # nn.Linear(4, 4, device=device)
-            origin = self.created(node, args) if device is not None else Origin("created", node)
+            origin = (
+                torch_model.creation_origin(node, args)
+                if device is not None
+                else Origin("created", node)
+            )
             return Value(Kind.MODULE, device or CPU, origin, stateful=module.stateful, ref=qualname)
         if torch_api.is_optimizer(qualname):
             return Value(Kind.OPTIMIZER)
         spec = torch_api.torch_function(qualname)
         if spec is not None:
             return self.apply_spec(spec, qualname.rsplit(".", 1)[-1], node, args, None)
-        if qualname in _PASS_THROUGH:
-            return self.builtin_call("iter", node, args)
+        if qualname in torch_model.PASS_THROUGH:
+            return torch_model.builtin_result("iter", args)
         if qualname.startswith("torch.cuda."):
-            if qualname.replace(".cuda", "", 1) in LEGACY_CONSTRUCTORS:  # torch.cuda.LongTensor
+            if (
+                qualname.replace(".cuda", "", 1) in torch_model.LEGACY_CONSTRUCTORS
+            ):  # torch.cuda.LongTensor
                 return Value(Kind.TENSOR, Concrete("cuda"), Origin("created", node))
             return SCALAR_VALUE
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-
-    def tensor_from_data(self, qualname: str, node: cst.Call, args: Args) -> Value:
-        data = args.get(0, "data")
-        device = self.device_keyword(args)
-        ndim = _literal_ndim(data[0]) if data else None
-        if data and ndim is None and data[1].kind is Kind.SEQUENCE:
-            ndim = 1
-        as_tensor = qualname in ("torch.as_tensor", "torch.asarray")
-        if as_tensor and data and device is None and is_tensor_like(data[1]):
-            return data[1]
-        if qualname == "torch.from_numpy" or (qualname in LEGACY_CONSTRUCTORS and data):
-            ndim = 1  # `torch.FloatTensor(x)` rejects a number: only a 0-d array gives 0-dim
-        origin = (
-            Origin("created", node) if qualname == "torch.from_numpy" else self.created(node, args)
-        )
-        return Value(Kind.TENSOR, device or CPU, origin, ndim)
 
     def data_loader(self, node: cst.Call, args: Args) -> Value:
         """A DataLoader yields cpu batches unless its dataset visibly holds device tensors."""
@@ -472,18 +389,6 @@ class Calls(Part):
         )
         return loader
 
-    def module_container(self, node: cst.Call, args: Args) -> Value:
-        members = [value for _, value in args.all()]
-        for member in members:
-            if member.kind is Kind.SEQUENCE or member.kind is Kind.MAPPING:
-                members.extend(member.items or ())
-        states = {member.stateful for member in members if member.kind is Kind.MODULE}
-        unknown = any(member.kind is Kind.UNKNOWN for member in members)
-        stateful = True if True in states else (None if unknown or None in states else False)
-        qualname = "torch.nn." + (last_name(node.func) or "")
-        ref = qualname if qualname in _MODULE_CONTAINERS else None
-        return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=ref)
-
     def apply_spec(
         self,
         spec: CallSpec,
@@ -492,75 +397,13 @@ class Calls(Part):
         args: Args,
         receiver: tuple[cst.BaseExpression, Value] | None,
     ) -> Value:
-        """What a torch function or tensor method described by the API table returns."""
-        kind = spec.kind
-        if kind is CallKind.FACTORY:
-            out = args.keywords.get("out")
-            if out is not None and is_tensor_like(out[1]):  # written into `out`, on its device
-                return out[1]
-            device = self.device_keyword(args) or CPU
-            return Value(Kind.TENSOR, device, self.created(node, args), _factory_ndim(spec, args))
-        if kind is CallKind.NON_TENSOR:
-            return SCALAR_VALUE
-        operands = self.tensor_operands(spec, args, receiver)
-        if kind is CallKind.LIKE:
-            base = operands[0].value if operands else UNKNOWN_VALUE
-            device = self.device_keyword(args)
-            if device is not None:
-                return Value(Kind.TENSOR, device, self.created(node, args), base.ndim)
-            return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
-        if kind is CallKind.COMBINE:
+        """What a torch function or tensor method described by the API table returns;
+        the tensors an op combines meet there."""
+        operands = torch_model.tensor_operands(spec, args, receiver)
+        if spec.kind is CallKind.COMBINE:
             self.expressions.meet(node, name, operands, spec.strict)
-        base = result_base([op.value for op in operands])
-        if base is None:
-            base = operands[0].value if operands else UNKNOWN_VALUE
-        elif base.device == CPU and base.ndim != 1 and _unknown_argument(args):
-            base = UNKNOWN_VALUE  # a cpu 0-dim operand takes the device of an unseen one
-        if spec.reduces and not _has_dim_argument(args):
-            ndim = 0
-        elif kind is CallKind.COMBINE:
-            ndim = None if spec.strict else combined_ndim([op.value for op in operands])
-        elif name in _ADDS_A_DIMENSION:
-            ndim = 1
-        else:
-            ndim = base.ndim if name not in ("squeeze", "item", "select") else None
-        return Value(Kind.TENSOR, base.device, base.origin, ndim)
-
-    def tensor_operands(
-        self, spec: CallSpec, args: Args, receiver: tuple[cst.BaseExpression, Value] | None
-    ) -> list[tuple[cst.BaseExpression, Value]]:
-        """Tensors an op receives: the receiver, tensor arguments, members of a tensor list.
-
-        Every tensor-valued positional argument counts (``einsum(eq, a, b)``), and
-        keywords count when the table names them as tensor parameters.
-        """
-        found = [Operand(*receiver)] if receiver is not None else []
-        leading = True  # while every argument so far is a tensor, position i is tensor_params[i]
-        for position, given in enumerate(args.positional):
-            if is_tensor_like(given[1]):
-                named = leading and position < len(spec.tensor_params)
-                found.append(Operand(*given, spec.tensor_params[position] if named else None))
-            else:
-                leading = False
-                if given[1].kind is Kind.SEQUENCE and spec.sequence_param is not None:
-                    found.extend(self.sequence_members(given))
-        for name, given in args.keywords.items():
-            if name == spec.sequence_param:
-                found.extend(self.sequence_members(given))
-            elif name in spec.tensor_params and is_tensor_like(given[1]):
-                found.append(Operand(*given, name))
-        return found
-
-    def sequence_members(self, given: tuple[cst.BaseExpression, Value]) -> list[Operand]:
-        node, value = given
-        if value.items is not None and isinstance(node, (cst.List, cst.Tuple)):
-            return [
-                Operand(element.value, item)
-                for element, item in zip(node.elements, value.items, strict=False)
-                if is_tensor_like(item)
-            ]
-        element = element_of(value)
-        return [Operand(node, element)] if is_tensor_like(element) else []
+        device = self.device_keyword(args) if torch_model.takes_device(spec, args) else None
+        return torch_model.spec_result(spec, name, node, args, operands, device)
 
     # -- methods ----------------------------------------------------------------
 
@@ -587,7 +430,9 @@ class Calls(Part):
             return self.call_value(node, callee, args)
         from_loader = receiver.origin is not None and receiver.origin.from_loader
         if from_loader and name in _DATA_METHODS:
-            return self.data_method(receiver.with_device(receiver.device, receiver.origin), name)
+            return torch_model.container_method(
+                receiver.with_device(receiver.device, receiver.origin), name
+            )
         if is_tensor_like(receiver):
             self.expressions.read(func.value, receiver)
             return self.tensor_method(node, func.value, receiver, name, args, env)
@@ -614,7 +459,7 @@ class Calls(Part):
         if kind in (Kind.MODULE, Kind.WRAPPER):
             return self.module_method(node, receiver, name, args)
         if kind in (Kind.BATCH, Kind.MAPPING) and name in _DATA_METHODS:
-            return self.data_method(receiver, name)
+            return torch_model.container_method(receiver, name)
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def register(self, receiver_node: cst.BaseExpression, name: str, args: Args, env: Env) -> Value:
@@ -687,7 +532,7 @@ class Calls(Part):
                 arg.keyword and arg.keyword.value == "generator" for arg in receiver_node.args
             )
         ):  # a CPU generator: sampling on the cpu is how the numbers stay device-independent
-            random = last_name(receiver_node.func) in RANDOM_FACTORIES
+            random = last_name(receiver_node.func) in torch_model.RANDOM_FACTORIES
             self.state.events.append(
                 CreateThenMove(node, receiver_node, Operand(node, moved), random)
             )
@@ -762,7 +607,7 @@ class Calls(Part):
             self.synchronize_if_blocking(receiver, env)
             return SCALAR_VALUE
         if name == "type":
-            converted = _type_conversion(node, receiver, args)
+            converted = torch_model.type_conversion(node, receiver, args)
             if converted is not None:
                 return converted
         spec = torch_api.tensor_method(name)
@@ -771,106 +616,19 @@ class Calls(Part):
         return self.apply_spec(spec, name, node, args, (receiver_node, receiver))
 
     def module_method(self, node: cst.Call, module: Value, name: str, args: Args) -> Value:
-        if name in _MODULE_SELF_METHODS:
-            return module
-        if name in ("parameters", "buffers"):
-            return Value(Kind.ITERABLE, element=Value(Kind.TENSOR, module.device, module.origin))
-        if name in ("named_parameters", "named_buffers"):
-            pair = Value(
-                Kind.SEQUENCE,
-                items=(Value(Kind.STRING), Value(Kind.TENSOR, module.device, module.origin)),
-            )
-            return Value(Kind.ITERABLE, element=pair)
         if name == "forward":
             return self.module_call(node, module, args)
-        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-
-    def data_method(self, container: Value, name: str) -> Value:
-        """``items()``/``values()``/``get()`` of a batch or dict: what it holds."""
-        part = (
-            batch_part(container)
-            if container.kind in (Kind.BATCH, Kind.TENSOR)
-            else (
-                container.element
-                or (join_all(container.items) if container.items else UNKNOWN_VALUE)
-            )
-        )
-        if name == "items":
-            pair = Value(Kind.SEQUENCE, items=(Value(Kind.STRING), part))
-            return Value(Kind.ITERABLE, element=pair)
-        if name == "keys":
-            return Value(Kind.ITERABLE, element=Value(Kind.STRING))
-        if name == "values":
-            return Value(Kind.ITERABLE, element=part)
-        return part
+        return torch_model.module_method(module, name)
 
     # -- modules ----------------------------------------------------------------
 
     def module_call(self, node: cst.Call, module: Value, args: Args) -> Value:
         """A layer, model or loss called with inputs; its output lives where it computes."""
-        inputs: list[Operand] = []
-        given_inputs = args.all()
-        if module.ref == USED_AS_MODULE:  # of a model we cannot see, only the first input is
-            given_inputs = given_inputs[:1]  # surely data: others may be lengths, boxes, indices
-        for given in given_inputs:
-            if is_tensor_like(given[1]):
-                inputs.append(Operand(*given))
-            elif given[1].kind is Kind.SEQUENCE:  # an LSTM's (h0, c0)
-                inputs.extend(self.sequence_members(given))
-        for star, node_given, value in args.unpacked:  # `model(**batch)`, `model(*inputs)`
-            members = _mapping_members(value) if star == "**" else [element_of(value)]
-            inputs.extend(
-                Operand(node_given, member) for member in members if is_tensor_like(member)
-            )
+        inputs = torch_model.module_inputs(module, args)
         self.state.events.append(
             ModuleCall(node, Operand(node.func, module), tuple(inputs), self.flow.function)
         )
-        is_loss = isinstance(module.ref, str) and torch_api.is_loss(module.ref)
-        if module.stateful is False or is_loss:
-            known = [op.value for op in inputs if is_known(op.value.device)]
-            base = known[0] if known else UNKNOWN_VALUE
-            return Value(Kind.TENSOR, base.device, base.origin, 0 if is_loss else None)
-        if module.stateful is None or not is_known(module.device):
-            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-        return Value(Kind.TENSOR, module.device, module.origin, 1)
-
-    # -- builtins and iteration ---------------------------------------------------
-
-    def builtin_call(self, name: str, node: cst.Call, args: Args) -> Value:
-        values = [value for _, value in args.positional]
-        first = args.positional[0] if args.positional else None
-        if name in ("iter", "reversed", "sorted") or name in _PASS_THROUGH:
-            return values[0] if values else UNKNOWN_VALUE
-        if name == "next":
-            return self.iterate(values[0], first[0]) if first else UNKNOWN_VALUE
-        if name == "enumerate" and first is not None:
-            element = self.iterate(values[0], first[0])
-            return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE, items=(SCALAR_VALUE, element)))
-        if name == "zip" and not args.starred:
-            items = tuple(self.iterate(value, expr) for expr, value in args.positional)
-            return Value(Kind.ITERABLE, element=Value(Kind.SEQUENCE, items=items))
-        if name in ("list", "tuple") and not args.positional and not args.starred:
-            return Value(Kind.SEQUENCE, items=())  # `list()`: empty, as `[]` is
-        if name in ("list", "tuple") and first is not None:
-            if values[0].kind is Kind.SEQUENCE:
-                return values[0]
-            return Value(Kind.SEQUENCE, element=self.iterate(values[0], first[0]))
-        if name == "range":
-            return Value(Kind.ITERABLE, element=SCALAR_VALUE)
-        if name in ("len", "isinstance", "float", "int", "bool", "round", "hasattr"):
-            return SCALAR_VALUE
-        if name == "str" or name == "repr":
-            return Value(Kind.STRING)
-        if name == "dict" and not args.positional and not args.starred:  # dict(wte=..., h=...)
-            keys = tuple(args.keywords)
-            return Value(Kind.MAPPING, keys=keys, items=tuple(v for _, v in args.keywords.values()))
-        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-
-    def iterate(self, iterable: Value, node: cst.BaseExpression) -> Value:
-        if iterable.kind is Kind.LOADER:
-            origin = Origin("batch from {}", node, node, LOADER_BATCH)
-            return Value(Kind.BATCH, iterable.device, origin)
-        return element_of(iterable)
+        return torch_model.module_output(module, inputs)
 
 
 def _sets_up_distributed(name: str | None) -> bool:
@@ -897,69 +655,8 @@ def _outside_the_file(callee: Value) -> bool:
     return callee.kind is Kind.UNKNOWN
 
 
-def _literal_ndim(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
-        return 0
-    if isinstance(node, cst.UnaryOperation) and isinstance(
-        node.expression, (cst.Integer, cst.Float)
-    ):
-        return 0
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
-        return 0
-    if isinstance(node, (cst.List, cst.Tuple)):
-        return 1
-    return None
-
-
-def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
-    if spec.reduces:
-        return 0  # torch.scalar_tensor
-    if not spec.size_params:
-        return 1
-    sizes = [expr for expr, _ in args.positional]
-    if "size" in args.keywords:
-        sizes = [args.keywords["size"][0]]
-    if not sizes:
-        return 1 if args.starred else 0  # torch.ones(*x.size())
-    first = sizes[0]
-    if len(sizes) == 1 and isinstance(first, (cst.Tuple, cst.List)) and not first.elements:
-        return 0
-    return 1
-
-
-def _unknown_argument(args: Args) -> bool:
-    """An argument the analysis cannot see (it may be a tensor on any device)."""
-    return any(value.kind is Kind.UNKNOWN for _, value in args.all())
-
-
-def _has_dim_argument(args: Args) -> bool:
-    return bool(args.positional) or "dim" in args.keywords or "axis" in args.keywords
-
-
 def _is_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
-
-
-def _settled(value: Value) -> Value:
-    """``value`` with its pending host copies (and those of a list's elements) complete."""
-    origin = value.origin
-    if origin is not None and origin.tag == ASYNC_COPY:
-        return value.with_device(value.device, Origin(origin.verb, origin.node, origin.subject))
-    if value.kind is Kind.SEQUENCE and value.element is not None:
-        element = _settled(value.element)
-        return value if element is value.element else replace(value, element=element)
-    return value
-
-
-def _mapping_members(value: Value) -> list[Value]:
-    """What ``**value`` passes: a dict's values, the tensors of a DataLoader batch."""
-    if value.kind is Kind.BATCH:
-        return [batch_part(value)]
-    if value.kind is not Kind.MAPPING:
-        return []
-    if value.items is not None:
-        return list(value.items)
-    return [value.element] if value.element is not None else []
 
 
 def _is_true_keyword(args: Args, name: str) -> bool:
@@ -991,36 +688,4 @@ def _runs_on_the_instance(method: cst.FunctionDef) -> bool:
     return not any(
         isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
         for d in method.decorators
-    )
-
-
-_ADDS_A_DIMENSION = frozenset({"unsqueeze", "unsqueeze_"})
-"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor."""
-
-
-def _type_conversion(node: cst.Call, receiver: Value, args: Args) -> Value | None:
-    """``x.type(torch.LongTensor)``: a typed tensor class names a device too, so the result
-    is a copy on the cpu (``torch.cuda.LongTensor``: on the GPU) wherever ``x`` was."""
-    given = args.get(0, "dtype")
-    if given is None:
-        return None
-    named = given[1].ref if given[1].kind is Kind.NAMESPACE else string_value(given[0])
-    if not isinstance(named, str) or named == "torch.Tensor":
-        return None
-    if named in LEGACY_CONSTRUCTORS:
-        device: Device = CPU
-    elif named.startswith("torch.cuda.") and named.replace(".cuda", "", 1) in LEGACY_CONSTRUCTORS:
-        device = Concrete("cuda")
-    else:
-        return None
-    origin = Origin(f"converted to `{named}`", node)
-    return Value(Kind.TENSOR, device, origin, receiver.ndim)
-
-
-def is_legacy_constructor(facts: Facts, call: cst.Call) -> bool:
-    """Whether ``call`` is ``torch.LongTensor(...)`` or another legacy constructor, under
-    whatever name it was imported."""
-    callee = facts.value_of(call.func)
-    return (
-        callee is not None and callee.kind is Kind.NAMESPACE and callee.ref in LEGACY_CONSTRUCTORS
     )

@@ -10,7 +10,6 @@ import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
-from devlint.core.calls import CALL_RESULT
 from devlint.core.functions import MODULE_BASE_CLASSES, args_signature
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
@@ -18,6 +17,7 @@ from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import dotted_name, registers_on_self, statements_on_self
 from devlint.core.values import (
     BUFFER,
+    CALL_RESULT,
     PARAMETER,
     PLAIN_ATTRIBUTE,
     SCALAR_VALUE,

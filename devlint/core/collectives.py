@@ -11,9 +11,9 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.core.events import Collective, Operand, ProcessGroupCreated
-from devlint.core.expressions import is_tensor_like
 from devlint.core.scopes import Args
 from devlint.core.syntax import string_value
+from devlint.core.values import is_tensor_like
 
 _PREFIXES = ("torch.distributed.", "torch.distributed.distributed_c10d.")
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_model
 from devlint.core.binder import Env
 from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
 from devlint.core.filled_defaults import filled_default
@@ -31,7 +31,9 @@ from devlint.core.values import (
     Origin,
     Value,
     batch_part,
+    combined_ndim,
     element_of,
+    is_tensor_like,
     join_all,
     join_values,
     result_base,
@@ -47,20 +49,6 @@ _ELEMENTWISE_COMPARISONS = (
     cst.GreaterThan,
     cst.GreaterThanEqual,
 )
-
-
-def is_tensor_like(value: Value) -> bool:
-    """A tensor, or something of unknown kind that was moved to a device (so a tensor)."""
-    return value.kind is Kind.TENSOR or (value.kind is Kind.UNKNOWN and is_known(value.device))
-
-
-def combined_ndim(values: list[Value]) -> int | None:
-    """ndim of an elementwise result: >= 1 if any operand has a dimension."""
-    if any(value.ndim == 1 for value in values):
-        return 1
-    if values and all(value.ndim == 0 for value in values):
-        return 0
-    return None
 
 
 def _unwraps(attribute: cst.BaseExpression, plain: cst.BaseExpression) -> bool:
@@ -437,7 +425,7 @@ class Expressions(Part):
         clause: cst.CompFor | None = node.for_in
         while clause is not None:
             iterable = self.eval(clause.iter, inner)
-            self.flow.bind(clause.target, self.calls.iterate(iterable, clause.iter), inner)
+            self.flow.bind(clause.target, torch_model.iterate(iterable, clause.iter), inner)
             for condition in clause.ifs:
                 self.eval(condition.test, inner)
             clause = clause.inner_for_in

@@ -13,7 +13,6 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.binder import Env, join_envs
-from devlint.core.calls import CALL_RESULT
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
@@ -21,6 +20,7 @@ from devlint.core.statements import Frame
 from devlint.core.syntax import dotted_name, is_device_name, is_loader_name, words_in
 from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
 from devlint.core.values import (
+    CALL_RESULT,
     NONE_VALUE,
     UNKNOWN_VALUE,
     Kind,
@@ -50,6 +50,13 @@ class Functions(Part):
         env.set(statement.name.value, Value(Kind.FUNCTION, ref=info))
         self.defer(info)
         return env
+
+    def run_module(self, module: cst.Module) -> None:
+        """Run the module's statements, then analyse the functions it defines."""
+        env = Env()
+        self.pending.append([])
+        final = self.flow.block(module.body, env)
+        self.flush_pending(final if final is not None else env)
 
     def defer(self, info: FunctionInfo) -> None:
         """Analyse ``info`` with unknown arguments when the scope that defines it ends."""

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from devlint.core.binder import Env, Narrowing
-from devlint.core.expressions import is_tensor_like
 from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Device, Symbol, is_known
 from devlint.core.syntax import dotted_name, parse_device_string, string_value
-from devlint.core.values import Origin
+from devlint.core.values import Origin, is_tensor_like
 
 _AVAILABILITY = frozenset({"torch.cuda.is_available"})
 _CUDA = Concrete("cuda")

@@ -78,3 +78,15 @@ class Parts:
     flow: Flow
     functions: Functions
     classes: Classes
+
+    def connect(self) -> None:
+        """Let every part reach every other."""
+        for part in (
+            self.expressions,
+            self.calls,
+            self.wrappers,
+            self.flow,
+            self.functions,
+            self.classes,
+        ):
+            part.connect(self)

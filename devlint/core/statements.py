@@ -7,10 +7,10 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from devlint.core import torch_model
 from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.calls import MOVES
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
-from devlint.core.expressions import is_tensor_like
 from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import availability_test, device_test, no_accelerator, place
@@ -27,6 +27,7 @@ from devlint.core.values import (
     Value,
     appended,
     element_of,
+    is_tensor_like,
     join_values,
     truth,
 )
@@ -500,7 +501,7 @@ class Flow(Part):
 
     def _for(self, statement: cst.For, env: Env) -> Env | None:
         iterable = self.expressions.eval(statement.iter, env)
-        element = self.calls.iterate(iterable, statement.iter)
+        element = torch_model.iterate(iterable, statement.iter)
         normal, breaks = self._loop(
             env, lambda start: self.bind(statement.target, element, start), statement.body
         )

@@ -241,6 +241,7 @@ def _wraps_the_other(a: Value, b: Value) -> bool:
 
 
 USED_AS_MODULE = "used as a module"  # ``ref`` of a model whose class is defined elsewhere
+CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
 
 
 def used_as_module(value: Value) -> Value:
@@ -330,3 +331,17 @@ def parts(value: Value) -> Iterator[Value]:
 def accelerator_inside(value: Value) -> Device | None:
     """An accelerator device anywhere inside ``value`` (a dataset item), else None."""
     return next((part.device for part in parts(value) if can_be_accelerator(part.device)), None)
+
+
+def is_tensor_like(value: Value) -> bool:
+    """A tensor, or something of unknown kind that was moved to a device (so a tensor)."""
+    return value.kind is Kind.TENSOR or (value.kind is Kind.UNKNOWN and is_known(value.device))
+
+
+def combined_ndim(values: list[Value]) -> int | None:
+    """ndim of an elementwise result: >= 1 if any operand has a dimension."""
+    if any(value.ndim == 1 for value in values):
+        return 1
+    if values and all(value.ndim == 0 for value in values):
+        return 0
+    return None

@@ -19,7 +19,6 @@ from devlint.core.events import (
     WrapperCall,
     WrapperCreated,
 )
-from devlint.core.expressions import is_tensor_like
 from devlint.core.lattice import Concrete, Device, is_known
 from devlint.core.scopes import Args, ClassInfo, WrapperInfo
 from devlint.core.state import Part
@@ -30,6 +29,7 @@ from devlint.core.values import (
     Kind,
     Origin,
     Value,
+    is_tensor_like,
     used_as_module,
 )
 

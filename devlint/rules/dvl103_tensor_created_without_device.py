@@ -7,7 +7,7 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.calls import RANDOM_FACTORIES, is_legacy_constructor
+from devlint.core.torch_model import RANDOM_FACTORIES, is_legacy_constructor
 from devlint.core.conflicts import Clash, first_per_source, inside, source_tag
 from devlint.core.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall, OperandsMeet

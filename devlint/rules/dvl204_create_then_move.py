@@ -7,7 +7,7 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.calls import is_legacy_constructor
+from devlint.core.torch_model import is_legacy_constructor
 from devlint.core.events import CreateThenMove as Creation
 from devlint.core.events import Facts
 from devlint.core.values import Kind
