@@ -71,7 +71,6 @@ _TENSOR_FROM_DATA = torch_model.LEGACY_CONSTRUCTORS | {
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
-"""What ``module_dict.<name>`` means when it is not a member's name."""
 _NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 _RUNTIME_DEVICE_CHECKS = frozenset(
     {
