@@ -398,7 +398,9 @@ class Calls(Part):
     ) -> Value:
         """What a torch function or tensor method described by the API table returns;
         the tensors an op combines meet there."""
-        operands = torch_model.tensor_operands(spec, args, receiver)
+        operands: list[Operand] = []
+        if spec.kind not in (CallKind.FACTORY, CallKind.NON_TENSOR):  # these read no tensors
+            operands = torch_model.tensor_operands(spec, args, receiver)
         if spec.kind is CallKind.COMBINE:
             self.expressions.meet(node, name, operands, spec.strict)
         device = self.device_keyword(args) if torch_model.takes_device(spec, args) else None
