@@ -63,7 +63,7 @@ from devlint.config import Settings
 from devlint.decoding import decode_source, split_lines
 from devlint.diagnostic import Diagnostic
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES
-from devlint.reading import read_regular_file
+from devlint.reading import content_digest, read_regular_file
 
 CACHE_DIR_NAME = ".devlint_cache"
 CACHE_DIR_ENV = "DEVLINT_CACHE_DIR"
@@ -79,7 +79,17 @@ _MAX_ENTRY_BYTES = 16 * 1024 * 1024
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")  # tab, LF, FF, CR allowed
 
-LintFile = Callable[[Path, Settings], list[Diagnostic]]
+
+@dataclasses.dataclass(frozen=True)
+class Linted:
+    """One file's diagnostics, and the other files of its project they rest on: each as
+    (path, ``content_digest`` of the bytes the analysis read)."""
+
+    diagnostics: list[Diagnostic]
+    uses: tuple[tuple[str, str], ...] = ()
+
+
+LintFile = Callable[[Path, Settings], Linted]
 
 
 def default_cache_dir(settings: Settings) -> Path:
@@ -128,18 +138,33 @@ class ResultCache:
 
     def get(self, data: bytes, name: str) -> list[Diagnostic] | None:
         """The stored diagnostics of a file with these bytes, reported as ``name``; None when
-        there is no entry or it does not hold up (see the module's docstring)."""
+        there is no entry, it does not hold up (see the module's docstring), or a file of
+        the project it rests on changed since."""
         key = self.key(data, name)
         try:
             entry = json.loads(_read_small_file(self._entry(key), _MAX_ENTRY_BYTES))
-            return _diagnostics_of(entry, key, name, data)
+            diagnostics = _diagnostics_of(entry, key, name, data)
+            uses = _decode(entry["uses"], tuple[tuple[str, ...], ...])
         except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             return None
+        return diagnostics if all(_still(use) for use in uses) else None
 
-    def put(self, data: bytes, name: str, diagnostics: Iterable[Diagnostic]) -> None:
-        """Store the diagnostics; a failure to write is ignored (the cache is an optimisation)."""
+    def put(
+        self,
+        data: bytes,
+        name: str,
+        diagnostics: Iterable[Diagnostic],
+        uses: Iterable[tuple[str, str]] = (),
+    ) -> None:
+        """Store the diagnostics and the files they rest on; a failure to write is ignored
+        (the cache is an optimisation)."""
         key = self.key(data, name)
-        entry = {"key": key, "path": name, "diagnostics": _encode(list(diagnostics))}
+        entry = {
+            "key": key,
+            "path": name,
+            "diagnostics": _encode(list(diagnostics)),
+            "uses": [list(use) for use in uses],
+        }
         with contextlib.suppress(OSError):
             self._entry(key).parent.mkdir(exist_ok=True)
             _write_atomically(self._entry(key), json.dumps(entry, separators=(",", ":")))
@@ -176,13 +201,33 @@ def lint_file_cached(
     try:
         data = read_regular_file(path)
     except OSError:
-        return lint(path, settings)  # which reports why
+        return lint(path, settings).diagnostics  # which reports why
     diagnostics = results.get(data, str(path))
     if diagnostics is None:
-        diagnostics = lint(path, settings)
+        linted = lint(path, settings)
+        diagnostics = linted.diagnostics
         if not any(d.code == INTERNAL_ERROR for d in diagnostics) and _unchanged(path, data):
-            results.put(data, str(path), diagnostics)
+            results.put(data, str(path), diagnostics, linted.uses)
     return diagnostics
+
+
+_DIGESTS: dict[tuple[str, int, int, int], str] = {}
+"""Digests of used files by (path, inode, size, mtime): each read once per process."""
+
+
+def _still(use: tuple[str, ...]) -> bool:
+    """Whether a file a stored result rests on still has the content it had then."""
+    if len(use) != 2:
+        return False
+    path, digest = use
+    try:
+        status = os.stat(path)
+        stamp = (path, status.st_ino, status.st_size, status.st_mtime_ns)
+        if stamp not in _DIGESTS:
+            _DIGESTS[stamp] = content_digest(read_regular_file(Path(path)))
+    except (OSError, ValueError):  # ValueError: a path with a NUL byte
+        return False
+    return _DIGESTS[stamp] == digest
 
 
 def _unchanged(path: Path, data: bytes) -> bool:
@@ -301,7 +346,7 @@ def _encode(value: object) -> object:
 def _diagnostics_of(entry: object, key: str, name: str, data: bytes) -> list[Diagnostic]:
     """The diagnostics of an entry for the file ``name`` with bytes ``data`` stored under
     ``key``; ValueError unless every field has its type and the entry fits that file."""
-    if not isinstance(entry, dict) or entry.keys() != {"key", "path", "diagnostics"}:
+    if not isinstance(entry, dict) or entry.keys() != {"key", "path", "diagnostics", "uses"}:
         raise ValueError("not an entry")
     if entry["key"] != key or entry["path"] != name:
         raise ValueError("an entry for another file")

@@ -38,6 +38,14 @@ class SuggestedFix:
     edits: tuple[SourceEdit, ...]
 
 
+@dataclass(frozen=True)
+class RelatedPlace:
+    """Another file's line a finding rests on (where a value it names came from)."""
+
+    path: str
+    line: int
+
+
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     """A finding. Lines are 1-based, columns 0-based code points (flake8's convention).
@@ -55,6 +63,7 @@ class Diagnostic:
     message: str
     severity: Severity = Severity.ERROR
     fix: SuggestedFix | None = field(default=None, compare=False)
+    related: tuple[RelatedPlace, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, object]:
         """The JSON object of ``devlint check --format json`` (1-based columns)."""
@@ -67,4 +76,5 @@ class Diagnostic:
             "code": self.code,
             "message": self.message,
             "severity": self.severity.value,
+            **({"related": [vars(place) for place in self.related]} if self.related else {}),
         }

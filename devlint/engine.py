@@ -17,10 +17,14 @@ import libcst as cst
 from devlint import clash_owners
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
+from devlint.core.imports import Importer
+from devlint.core.positions import NotInModule
 from devlint.decoding import decode_source
-from devlint.diagnostic import Diagnostic, SuggestedFix
+from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
 from devlint.limits import complexity_problem
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
+from devlint.project import Project
+from devlint.project_index import FileImporter, index_of
 from devlint.reading import read_regular_file
 from devlint.rule import FixBuilder, Rule
 from devlint.rules import all_rules
@@ -48,13 +52,18 @@ class LintReport:
         """The fix of one of ``diagnostics``, built on the first request and remembered.
 
         A builder that raises (a bug in a rule) raises here once; the diagnostic
-        then has no fix, and the builder is not run again.
+        then has no fix, and the builder is not run again. A fix that would edit
+        another file (the origin of a value in an imported module) is not offered.
         """
         if diagnostic not in self._fixes:
             self._fixes[diagnostic] = None
             builder = self.builders.get(diagnostic)
-            fix = builder() if builder is not None else None
-            self._fixes[diagnostic] = fix.suggestion(self.facts) if fix is not None else None
+            try:
+                fix = builder() if builder is not None else None
+                suggestion = fix.suggestion(self.facts) if fix is not None else None
+            except NotInModule:
+                suggestion = None
+            self._fixes[diagnostic] = suggestion
         return self._fixes[diagnostic]
 
     def with_fixes(self) -> list[Diagnostic]:
@@ -69,13 +78,14 @@ def lint_source(
     *,
     honour_noqa: bool = True,
     fixes: bool = True,
+    importer: Importer | None = None,
 ) -> list[Diagnostic]:
     """Diagnostics for one file's text, with their fixes unless ``fixes`` is false.
 
     Never raises: failures become notices; a fix that fails to build makes the
     whole file a DVL003 notice, as a failing analysis does.
     """
-    report = lint_report(source, path, settings, honour_noqa=honour_noqa)
+    report = lint_report(source, path, settings, honour_noqa=honour_noqa, importer=importer)
     if not fixes:
         return report.diagnostics
     try:
@@ -90,8 +100,13 @@ def lint_report(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     honour_noqa: bool = True,
+    importer: Importer | None = None,
 ) -> LintReport:
-    """One file's diagnostics, their fixes not built yet. Never raises: failures become notices."""
+    """One file's diagnostics, their fixes not built yet. Never raises: failures become notices.
+
+    ``importer`` lets the analysis see the project modules the file imports
+    (``project_importer``); without one, what the file imports is unknown.
+    """
     rules = [rule() for rule in all_rules() if _enabled(rule, settings, path)]
     if not rules or "torch" not in source:
         return LintReport()
@@ -108,7 +123,7 @@ def lint_report(
     except Exception as error:  # LibCST raises assorted errors on odd input
         return LintReport([notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")])
     try:
-        facts = analyse(module, settings)
+        facts = analyse(module, settings, importer)
         clash_owners.assign(facts)
         found = _first_per_place(_diagnostics(facts, rules, path))
     except Exception as error:  # one bad file must not stop the run
@@ -120,19 +135,36 @@ def lint_report(
     return LintReport(diagnostics, facts if builders else None, builders)  # facts: for fixes
 
 
+def project_importer(path: Path, settings: Settings) -> FileImporter:
+    """What the analysis of the file at ``path`` imports from its project, through this
+    process's index of that project."""
+    return index_of(Project.of(path), settings).importer_for(path)
+
+
 def lint_file(
     path: Path, settings: Settings = DEFAULT_SETTINGS, display: str | None = None
 ) -> list[Diagnostic]:
-    """Read, decode and lint one file; unreadable files become a DVL002 notice."""
+    """Read, decode and lint one file in view of its project; unreadable files become a
+    DVL002 notice."""
+    return lint_file_in_project(path, settings, display)[0]
+
+
+def lint_file_in_project(
+    path: Path, settings: Settings = DEFAULT_SETTINGS, display: str | None = None
+) -> tuple[list[Diagnostic], list[tuple[Path, str]]]:
+    """``lint_file``, and the other files of the project the result rests on (what the
+    file imports, transitively), each with the digest of the bytes the analysis read."""
     name = display or str(path)
     try:
         data = read_regular_file(path)
     except OSError as error:
-        return [notice(name, UNREADABLE, f"cannot read file: {error.strerror or error}")]
+        return [notice(name, UNREADABLE, f"cannot read file: {error.strerror or error}")], []
     source, problem = decode_source(data)
     if source is None:
-        return [notice(name, UNREADABLE, f"cannot decode file: {problem} (not analysed)")]
-    return lint_source(source, name, settings)
+        return [notice(name, UNREADABLE, f"cannot decode file: {problem} (not analysed)")], []
+    importer = project_importer(path, settings)
+    diagnostics = lint_source(source, name, settings, importer=importer)
+    return diagnostics, importer.uses()
 
 
 def _first_per_place(
@@ -156,8 +188,14 @@ def _diagnostics(
 ) -> Iterator[tuple[Diagnostic, FixBuilder | None]]:
     """Each finding as a diagnostic without its fix, and the builder of that fix."""
     for rule in rules:
+        cited = len(facts.cited)
         for finding in rule.check(facts):
-            start, end = facts.span_of(finding.node)
+            related = tuple(dict.fromkeys(RelatedPlace(*place) for place in facts.cited[cited:]))
+            cited = len(facts.cited)
+            try:
+                start, end = facts.span_of(finding.node)
+            except NotInModule:  # code of another file: its own analysis reports it
+                continue
             diagnostic = Diagnostic(
                 path,
                 start[0],
@@ -167,6 +205,7 @@ def _diagnostics(
                 rule.meta.code,
                 finding.message,
                 finding.severity,
+                related=related,
             )
             yield diagnostic, finding.fix
 

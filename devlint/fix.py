@@ -14,15 +14,17 @@ import difflib
 import re
 import tokenize
 from dataclasses import dataclass, field, replace
+from functools import partial
 from io import BytesIO
 from pathlib import Path
 
 import libcst as cst
 
 from devlint.config import DEFAULT_SETTINGS, Settings
+from devlint.core.imports import Importer
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
-from devlint.engine import lint_source
+from devlint.engine import lint_source, project_importer
 from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice
 from devlint.reading import read_regular_file
 from devlint.safe_write import NotRewritten, WritePolicy, rewrite
@@ -68,9 +70,12 @@ def fix_source(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     unsafe: bool = False,
+    importer: Importer | None = None,
 ) -> FixResult:
-    """Apply the wanted fixes until none is left; never raises."""
-    diagnostics = lint_source(source, path, settings)
+    """Apply the wanted fixes until none is left; never raises. ``importer``: as for
+    ``engine.lint_source`` (the project's other files, which fixes never edit)."""
+    lint = partial(lint_source, settings=settings, importer=importer)
+    diagnostics = lint(source, path)
     if not any(_wanted(d.fix, unsafe) for d in diagnostics):
         return FixResult(path, source, source, diagnostics, 0, _unsafe_left(diagnostics, unsafe))
     if not _round_trips(source):
@@ -87,9 +92,9 @@ def fix_source(
             problem = "a fix produced code that does not parse (a devlint bug); it was not applied"
             return FixResult(path, source, text, diagnostics, applied, problem=problem)
         text, applied = candidate, applied + count
-        diagnostics = lint_source(text, path, settings)
+        diagnostics = lint(text, path)
     problem = f"not rewritten: the fixes did not settle after {MAX_PASSES} passes (a devlint bug)"
-    return FixResult(path, source, source, lint_source(source, path, settings), problem=problem)
+    return FixResult(path, source, source, lint(source, path), problem=problem)
 
 
 def apply_fixes(text: str, fixes: list[SuggestedFix]) -> tuple[str, int]:
@@ -117,7 +122,12 @@ def apply_fixes(text: str, fixes: list[SuggestedFix]) -> tuple[str, int]:
 
 
 def fix_bytes(
-    data: bytes, path: str, settings: Settings = DEFAULT_SETTINGS, *, unsafe: bool = False
+    data: bytes,
+    path: str,
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    unsafe: bool = False,
+    importer: Importer | None = None,
 ) -> FixResult:
     """Decode a file's bytes (PEP 263, BOM) and fix its text."""
     source, problem = decode_source(data)
@@ -126,7 +136,7 @@ def fix_bytes(
         return FixResult(path, "", "", [notice(path, UNREADABLE, message)])
     encoding = tokenize.detect_encoding(BytesIO(data).readline)[0]
     try:
-        result = fix_source(source, path, settings, unsafe=unsafe)
+        result = fix_source(source, path, settings, unsafe=unsafe, importer=importer)
     except Exception as error:  # a bug in a fix must not stop the run
         message = f"internal error while fixing: {type(error).__name__}: {error}"
         return FixResult(path, source, source, [notice(path, INTERNAL_ERROR, message)])
@@ -143,7 +153,8 @@ def fix_file(
     except OSError as error:
         message = f"cannot read file: {error.strerror or error}"
         return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
-    result = fix_bytes(data, name, settings, unsafe=unsafe)
+    importer = project_importer(path, settings)
+    result = fix_bytes(data, name, settings, unsafe=unsafe, importer=importer)
     return write_fixed(path, result, settings) if write else result
 
 
@@ -174,7 +185,8 @@ def write_fixed(
         rewrite(path, result.fixed.encode(result.encoding), policy)
     except (OSError, UnicodeEncodeError, NotRewritten) as error:
         why = f"not rewritten: {getattr(error, 'strerror', None) or error}"
-        left = [*lint_source(result.source, result.path, settings)]
+        importer = project_importer(path, settings)
+        left = [*lint_source(result.source, result.path, settings, importer=importer)]
         left.append(notice(result.path, NOT_REWRITTEN, why))
         return FixResult(result.path, result.source, result.source, left)
     return result

@@ -10,6 +10,7 @@ swapped for a FIFO in between is not read either.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -54,3 +55,9 @@ def _check_regular(path: Path | str, mode: int) -> None:
     kind = file_kind(mode)
     if kind is not None:
         raise NotRegularFileError(errno.EINVAL, f"not a regular file: {kind}", str(path))
+
+
+def content_digest(data: bytes) -> str:
+    """A short hash of a file's bytes: how the result cache tells whether a file that a
+    result rests on (an imported module) is still what the analysis read."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()

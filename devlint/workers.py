@@ -59,7 +59,7 @@ def _lint_one(
     path: Path, settings: Settings, results: ResultCache | None, lint: LintFile
 ) -> list[Diagnostic]:
     if results is None:
-        return guarded(str(path), partial(lint, path, settings))
+        return guarded(str(path), lambda: lint(path, settings).diagnostics)
     return guarded(str(path), partial(lint_file_cached, path, settings, results, lint))
 
 

@@ -176,10 +176,10 @@ def test_internal_error_in_analysis_names_the_file_and_the_run_goes_on(
 ) -> None:
     real_analyse = engine.analyse
 
-    def analyse(module: cst.Module, settings: Settings) -> object:
+    def analyse(module: cst.Module, settings: Settings, importer: object = None) -> object:
         if "explode" in module.code:
             raise RuntimeError("analysis exploded")
-        return real_analyse(module, settings)
+        return real_analyse(module, settings, importer)
 
     monkeypatch.setattr(engine, "analyse", analyse)
     (tmp_path / "a_explode.py").write_text("import torch\nexplode = torch.ones(1)\n")

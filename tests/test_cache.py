@@ -13,7 +13,7 @@ import pytest
 from snippets import DISCARDED, MIXED
 
 from devlint import cache as cache_module
-from devlint.cache import CACHE_DIR_NAME, ResultCache, lint_file_cached
+from devlint.cache import CACHE_DIR_NAME, Linted, ResultCache, lint_file_cached
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.engine import lint_file
@@ -37,10 +37,23 @@ def run(project: Path, capsys: pytest.CaptureFixture[str], *options: str) -> str
 
 
 def forbid_linting(monkeypatch: pytest.MonkeyPatch) -> None:
-    def lint(path: Path, settings: Settings) -> list[Diagnostic]:
+    def lint(path: Path, settings: Settings) -> Linted:
         raise AssertionError(f"{path} was linted again")
 
     monkeypatch.setattr(cli, "lint_file", lint)
+
+
+def record_linting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files linted from now on (not answered by the cache)."""
+    linted: list[str] = []
+    real_lint = cli.lint_file
+
+    def lint(path: Path, settings: Settings) -> Linted:
+        linted.append(path.name)
+        return real_lint(path, settings)
+
+    monkeypatch.setattr(cli, "lint_file", lint)
+    return linted
 
 
 def entry_path(results: ResultCache, data: bytes, name: str) -> Path:
@@ -83,13 +96,7 @@ def test_changed_file_is_linted_again(
 ) -> None:
     run(project, capsys)
     (project / "m01.py").write_text(MIXED)
-    linted: list[str] = []
-
-    def lint(path: Path, settings: Settings) -> list[Diagnostic]:
-        linted.append(path.name)
-        return lint_file(path, settings)
-
-    monkeypatch.setattr(cli, "lint_file", lint)
+    linted = record_linting(monkeypatch)
     assert "m01.py:7:12: DVL101" in run(project, capsys, "--jobs", "1")
     assert linted == ["m01.py"]
 
@@ -240,7 +247,7 @@ def test_corrupt_entry_is_a_miss_and_is_replaced(tmp_path: Path, text: str) -> N
     entry.parent.mkdir(parents=True, exist_ok=True)
     entry.write_bytes(text.encode("utf-8", "surrogateescape"))
     assert results.get(data, name) is None
-    diagnostics = lint_file_cached(path, SETTINGS, results, lint_file)
+    diagnostics = lint_file_cached(path, SETTINGS, results, cli.lint_file)
     assert [d.code for d in diagnostics] == ["DVL201"]
     assert results.get(data, name) == diagnostics
 
@@ -358,8 +365,8 @@ def test_internal_errors_are_not_stored(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text(DISCARDED)
 
-    def failing(path: Path, settings: Settings) -> list[Diagnostic]:
-        return [Diagnostic(str(path), 1, 0, 1, 0, "DVL003", "internal error: boom")]
+    def failing(path: Path, settings: Settings) -> Linted:
+        return Linted([Diagnostic(str(path), 1, 0, 1, 0, "DVL003", "internal error: boom")])
 
     lint_file_cached(path, SETTINGS, results, failing)
     assert results.get(path.read_bytes(), str(path)) is None
@@ -371,10 +378,10 @@ def test_file_saved_while_it_is_linted_is_not_stored(tmp_path: Path) -> None:
     path.write_text(DISCARDED)
     original = path.read_bytes()
 
-    def lint_then_edit(path: Path, settings: Settings) -> list[Diagnostic]:
+    def lint_then_edit(path: Path, settings: Settings) -> Linted:
         diagnostics = lint_file(path, settings)
         path.write_text(MIXED)  # the editor saves a new version meanwhile
-        return diagnostics
+        return Linted(diagnostics)
 
     lint_file_cached(path, SETTINGS, results, lint_then_edit)
     assert results.get(original, str(path)) is None
@@ -430,3 +437,19 @@ def test_entries_are_json_not_pickle(tmp_path: Path) -> None:
     results.put(b"x", "m.py", [Diagnostic("m.py", 1, 0, 1, 1, "DVL101", "message")])
     entry = json.loads(entry_path(results, b"x", "m.py").read_text())
     assert entry["path"] == "m.py" and entry["diagnostics"][0]["severity"] == "error"
+
+
+def test_editing_an_imported_module_relints_its_importers_and_nothing_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    projects = ROOT / "fixtures" / "projects"
+    (tmp_path / "pyproject.toml").write_text("")
+    moving, forgetting = projects / "helper_moves_batch", projects / "helper_forgets_labels"
+    (tmp_path / "utils.py").write_text((moving / "utils.py").read_text())
+    (tmp_path / "train.py").write_text((forgetting / "train.py").read_text())
+    (tmp_path / "other.py").write_text(DISCARDED)
+    assert "train.py" not in run(tmp_path, capsys, "--jobs", "1")
+    linted = record_linting(monkeypatch)
+    (tmp_path / "utils.py").write_text((forgetting / "utils.py").read_text())
+    assert "train.py:17:37: DVL301" in run(tmp_path, capsys, "--jobs", "1")
+    assert sorted(linted) == ["train.py", "utils.py"]

@@ -242,3 +242,12 @@ def test_rules_off_by_default_are_in_flake8_default_ignore() -> None:
     assert manager.default_ignore == [
         rule.meta.code for rule in all_rules() if not rule.meta.default_enabled
     ]
+
+
+def test_a_file_is_linted_with_the_project_modules_it_imports(tmp_path: Path) -> None:
+    """flake8 hands over one file; its helper in utils.py is read through the project."""
+    project = Path(__file__).resolve().parent.parent / "fixtures" / "projects"
+    for name in ("train.py", "utils.py"):
+        (tmp_path / name).write_text((project / "helper_forgets_labels" / name).read_text())
+    result = flake8("--select", "DVL", "-j", "2", ".", cwd=tmp_path)
+    assert reports(result) == [("./train.py", 17, 37, "DVL301")]

@@ -557,3 +557,25 @@ def test_severity_is_mapped_from_the_rule(
     converted = to_lsp_diagnostic(finding, ["x = 1\n"], PositionCodec(), None)
     assert converted.severity == expected
     assert converted.code == "DVL204"
+
+
+def test_an_unsaved_edit_to_an_imported_module_relints_the_open_importer(tmp_path: Path) -> None:
+    projects = Path(__file__).resolve().parent.parent / "fixtures" / "projects"
+    moving, forgetting = projects / "helper_moves_batch", projects / "helper_forgets_labels"
+    (tmp_path / "pyproject.toml").write_text("")
+
+    @session(tmp_path, {"debounceMs": 50})
+    async def body(editor: Editor) -> None:
+        helper = editor.open("utils.py", (moving / "utils.py").read_text())
+        train = editor.open("train.py", (forgetting / "train.py").read_text())
+        assert await editor.diagnostics(train, version=1) == ()  # the helper moves the labels
+        before = len(editor.published)
+        editor.replace_all(helper, (forgetting / "utils.py").read_text())  # not saved
+        found = await editor.until(
+            lambda: [p for p in editor.published[before:] if p.uri == train and p.diagnostics]
+        )
+        (diagnostic,) = found[0].diagnostics
+        assert diagnostic.code == "DVL301" and diagnostic.range.start.line == 16
+        assert (tmp_path / "utils.py").read_text() == (moving / "utils.py").read_text()
+
+    asyncio.run(body())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -172,3 +173,16 @@ def test_documented_workflow_uploads_the_sarif_log() -> None:
     upload = next(step for step in steps if "upload-sarif" in step.get("uses", ""))
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
     assert upload["with"]["sarif_file"] == run.rsplit("> ", 1)[1]
+
+
+def test_a_value_from_another_file_is_a_related_location(repository: Path) -> None:
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "projects"
+    shutil.copytree(fixture / "relative_mask_helper", repository / "src", dirs_exist_ok=True)
+    _, log = sarif("--no-cache", "src/pkg/attention.py", cwd=repository)
+    validate(log)
+    (result,) = log["runs"][0]["results"]
+    assert "created without `device=` at src/pkg/masks.py:7" in result["message"]["text"]
+    (related,) = result["relatedLocations"]
+    location = related["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "src/pkg/masks.py", "uriBaseId": "%SRCROOT%"}
+    assert location["region"] == {"startLine": 7}

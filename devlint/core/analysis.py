@@ -17,15 +17,46 @@ from devlint.core.classes import Classes
 from devlint.core.events import Facts, ReplicaStateWrite
 from devlint.core.expressions import Expressions
 from devlint.core.functions import Functions
+from devlint.core.imports import Importer, ModuleScope
 from devlint.core.state import AnalysisState, Parts
 from devlint.core.statements import Flow
 from devlint.core.syntax import assignments_to_self
 from devlint.core.wrappers import Wrappers
 
 
-def analyse(module: cst.Module, settings: Settings) -> Facts:
-    """Analyse one parsed file; the facts are shared by every rule."""
-    state = AnalysisState(module, frozenset(settings.device_names))
+def analyse(module: cst.Module, settings: Settings, importer: Importer | None = None) -> Facts:
+    """Analyse one parsed file; the facts are shared by every rule. ``importer`` finds the
+    project modules it imports (without one, every import is outside the file's view)."""
+    state = AnalysisState(module, frozenset(settings.device_names), importer=importer)
+    _interpreter(state).functions.run_module(module)
+    _note_replica_writes(state)
+    facts = Facts(
+        module,
+        values=state.values,
+        runtime_device=state.runtime_device,
+        spawn_start_method=state.spawn_start_method,
+        sets_cuda_device=state.sets_cuda_device,
+        places_tensors=state.places_tensors,
+        imported=state.imported,
+    )
+    facts.collect(state.events)
+    return facts
+
+
+def summarise(scope: ModuleScope, settings: Settings, importer: Importer | None) -> None:
+    """Run another file's top level, as a file importing it sees it, into ``scope.env``.
+
+    What its code reports belongs to its own analysis; here it only says what its
+    names are bound to: classes with what ``__init__`` registers, functions to run
+    at each call, module-level devices.
+    """
+    state = AnalysisState(
+        scope.module, frozenset(settings.device_names), importer=importer, home=scope
+    )
+    scope.env = _interpreter(state).functions.run_top_level(scope.module)
+
+
+def _interpreter(state: AnalysisState) -> Parts:
     parts = Parts(
         expressions=Expressions(state),
         calls=Calls(state),
@@ -35,25 +66,14 @@ def analyse(module: cst.Module, settings: Settings) -> Facts:
         classes=Classes(state),
     )
     parts.connect()
-    parts.functions.run_module(module)
-    _note_replica_writes(state)
-    facts = Facts(
-        module,
-        values=state.values,
-        runtime_device=state.runtime_device,
-        spawn_start_method=state.spawn_start_method,
-        sets_cuda_device=state.sets_cuda_device,
-        places_tensors=state.places_tensors,
-    )
-    facts.collect(state.events)
-    return facts
+    return parts
 
 
 def _note_replica_writes(state: AnalysisState) -> None:
     """``self.x = ...`` in the forward of a DataParallel-wrapped class: lost on replicas."""
     for info, wrap in state.wrapped_classes.items():
         forward = info.methods.get("forward")
-        if forward is None:
+        if forward is None or forward.home is not None:  # another file's class: reported there
             continue
         for node, name in assignments_to_self(forward.node):
-            state.events.append(ReplicaStateWrite(node, name, wrap))
+            state.record(ReplicaStateWrite(node, name, wrap))

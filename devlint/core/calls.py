@@ -169,10 +169,13 @@ class Calls(Part):
             self.offloaded(func.value, env)
         if isinstance(func, cst.Attribute):
             receiver = self.expressions.eval(func.value, env)
-            if receiver.kind is not Kind.NAMESPACE:
+            if receiver.kind is Kind.PROJECT_MODULE:  # `utils.to_device(batch)`
+                callee = self.expressions.attribute_of(receiver, func.attr.value, func)
+            elif receiver.kind is Kind.NAMESPACE:
+                callee = self.namespace(f"{receiver.ref}.{func.attr.value}")
+            else:
                 args = self.arguments(node, env)
                 return self.method_call(node, func, receiver, func.attr.value, args, env)
-            callee = self.namespace(f"{receiver.ref}.{func.attr.value}")
             self.state.values[func] = callee
         else:
             callee = self.expressions.eval(func, env)
@@ -304,18 +307,18 @@ class Calls(Part):
             return self.data_loader(node, args)
         if qualname in ("torch.load", "torch.serialization.load"):
             given = args.get(1, "map_location") is not None
-            self.state.events.append(CheckpointLoad(node, given, self.flow.function))
+            self.state.record(CheckpointLoad(node, given, self.flow.function))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _NUMPY_CONVERSIONS:
             given = args.get(0, "object") or args.get(0, "a")
             if given is not None and is_tensor_like(given[1]):
-                self.state.events.append(HostConversion(node, Operand(*given)))
+                self.state.record(HostConversion(node, Operand(*given)))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _RUNTIME_DEVICE_CHECKS:
             self.state.runtime_device = True
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
-            self.state.events.append(distributed)
+            self.state.record(distributed)
         if qualname in _DATASETS_OF_TENSORS:
             devices = [value for _, value in args.positional if is_tensor_like(value)]
             item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)
@@ -377,7 +380,7 @@ class Calls(Part):
         pin = args.get(7, "pin_memory")
         workers = args.get(5, "num_workers")
         context = args.get(-1, "multiprocessing_context")
-        self.state.events.append(
+        self.state.record(
             LoaderCreated(
                 node,
                 loader,
@@ -534,9 +537,7 @@ class Calls(Part):
             )
         ):  # a CPU generator: sampling on the cpu is how the numbers stay device-independent
             random = last_name(receiver_node.func) in torch_model.RANDOM_FACTORIES
-            self.state.events.append(
-                CreateThenMove(node, receiver_node, Operand(node, moved), random)
-            )
+            self.state.record(CreateThenMove(node, receiver_node, Operand(node, moved), random))
 
     def note_kept_device_defaults(
         self, node: cst.Call, info: FunctionInfo, args: Args, bound: bool, env: Env
@@ -553,7 +554,7 @@ class Calls(Part):
                 and held.kind in (Kind.DEVICE, Kind.STRING)
                 and _run_time_choice(held.device)
             ):
-                self.state.events.append(DeviceDefaultKept(node, param, default, held))
+                self.state.record(DeviceDefaultKept(node, param, default, held))
 
     def synchronize_if_blocking(self, value: Value, env: Env) -> None:
         """A blocking copy off an accelerator waits for the stream: earlier copies are done."""
@@ -602,7 +603,7 @@ class Calls(Part):
             return receiver
         if name == "numpy":
             if not _is_true_keyword(args, "force"):  # numpy(force=True) copies to the host
-                self.state.events.append(HostConversion(node, Operand(receiver_node, receiver)))
+                self.state.record(HostConversion(node, Operand(receiver_node, receiver)))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if name in ("item", "tolist"):
             self.synchronize_if_blocking(receiver, env)
@@ -626,7 +627,7 @@ class Calls(Part):
     def module_call(self, node: cst.Call, module: Value, args: Args) -> Value:
         """A layer, model or loss called with inputs; its output lives where it computes."""
         inputs = torch_model.module_inputs(module, args)
-        self.state.events.append(
+        self.state.record(
             ModuleCall(node, Operand(node.func, module), tuple(inputs), self.flow.function)
         )
         return torch_model.module_output(module, inputs)

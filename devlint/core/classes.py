@@ -14,7 +14,12 @@ from devlint.core.functions import MODULE_BASE_CLASSES, args_signature
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
-from devlint.core.syntax import dotted_name, registers_on_self, statements_on_self
+from devlint.core.syntax import (
+    calls_on_self,
+    dotted_name,
+    registers_on_self,
+    statements_on_self,
+)
 from devlint.core.values import (
     BUFFER,
     CALL_RESULT,
@@ -69,7 +74,9 @@ class Classes(Part):
                 info.open_base = info.open_base or self._may_be_module(base.value, value, env)
         for item in statement.body.body:
             if isinstance(item, cst.FunctionDef):
-                info.methods[item.name.value] = FunctionInfo(item, env, info)
+                info.methods[item.name.value] = FunctionInfo(
+                    item, env, info, home=self.state.code_home()
+                )
         if info.open_base and info.kind is ClassKind.PLAIN and _acts_as_module(info):
             info.kind = ClassKind.MODULE
         if info.kind is ClassKind.MODULE:  # what a plain mixin's __init__ set is registered too
@@ -81,10 +88,18 @@ class Classes(Part):
             self._analyse_init(info, init, unknown_base)
         elif unknown_base:
             info.stateful = None
+        overrides = {name for name, method in info.methods.items() if method.owner is info}
         for method in info.methods.values():
             if method.owner is info and method is not init:
                 self.functions.defer(method)
+            elif method.owner is not info and self._calls_hook(info, method, overrides):
+                self.functions.defer(replace(method, owner=info))
         return env
+
+    def _calls_hook(self, info: ClassInfo, method: FunctionInfo, overrides: set[str]) -> bool:
+        """A base's method (``forward``) calling a hook this module class fills in: it is run
+        again with this class's attributes."""
+        return info.kind is ClassKind.MODULE and bool(calls_on_self(method.node) & overrides)
 
     def _may_be_module(self, node: cst.BaseExpression, value: Value, env: Env) -> bool:
         """Whether a base the file does not define may be an ``nn.Module`` subclass.
@@ -108,7 +123,7 @@ class Classes(Part):
         return value.kind is Kind.UNKNOWN
 
     def _analyse_init(self, info: ClassInfo, init: FunctionInfo, unknown_base: bool) -> None:
-        self.functions.analysed.add(init.node)
+        self.functions.mark_analysed(init)
         receiver = Value(Kind.INSTANCE, ref=info)
         attrs, moved = self._construct_attrs(init, None, receiver)
         _forget_assigned_elsewhere(info, attrs)
@@ -208,7 +223,7 @@ class Classes(Part):
         cached = self._instances.get(key)
         if cached is not None:
             instance, events = cached
-            self.state.events.extend(events)
+            self.state.replay(events)
             return instance
         mark = len(self.state.events)
         attrs, _ = self._construct_attrs(init, args, receiver)

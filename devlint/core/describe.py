@@ -17,7 +17,7 @@ def origin_phrase(facts: Facts, origin: Origin | None) -> str:
     if "{}" in verb:
         subject = origin.subject if origin.subject is not None else origin.node
         verb = verb.format(f"`{facts.code_of(subject)}`")
-    return f" ({verb} at line {facts.line_of(origin.node)})"
+    return f" ({verb} at {facts.place_of(origin.node)})"
 
 
 def operand_phrase(facts: Facts, operand: Operand) -> str:

@@ -6,12 +6,16 @@ Rules read these events; they never walk the tree for devices themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from devlint.core.lattice import UNKNOWN, Device
-from devlint.core.positions import Positions
+from devlint.core.positions import NotInModule, Positions
 from devlint.core.values import Value
+
+if TYPE_CHECKING:
+    from devlint.core.imports import ModuleScope
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,6 +226,9 @@ class Facts:
     sets_cuda_device: bool = False  # the file calls torch.cuda.set_device
     places_tensors: bool = False  # the file moves tensors, reads `.device`, passes `device=`
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
+    imported: list[ModuleScope] = field(default_factory=list)  # project modules it reached
+    cited: list[tuple[str, int]] = field(default_factory=list)
+    """(path, line) of each place in another file a message named (``place_of``), in order."""
     _positions: Positions | None = None
 
     def collect(self, events: list[object]) -> None:
@@ -268,6 +275,20 @@ class Facts:
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.span_of(node)[0][0]
+
+    def place_of(self, node: cst.CSTNode) -> str:
+        """Where ``node`` is, for a message: ``line 8`` in this file, ``model.py:41`` in
+        another file of the project."""
+        try:
+            return f"line {self.line_of(node)}"
+        except NotInModule:
+            pass
+        for scope in self.imported:
+            line = scope.line_of(node)
+            if line is not None:
+                self.cited.append((scope.path, line))
+                return f"{scope.name}:{line}"
+        return "another file"
 
     def _positions_of_module(self) -> Positions:
         if self._positions is None:

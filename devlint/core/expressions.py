@@ -123,15 +123,13 @@ class Expressions(Part):
         """Record that tensors meet in one operation (rules decide if devices clash)."""
         tensors = tuple(op for op in operands if is_tensor_like(op.value))
         if len(tensors) >= 2:
-            self.state.events.append(
-                OperandsMeet(node, operation, tensors, strict, self.flow.function)
-            )
+            self.state.record(OperandsMeet(node, operation, tensors, strict, self.flow.function))
 
     def read(self, node: cst.CSTNode, value: Value) -> None:
         """Data of ``value`` is read here: flag a non-blocking host copy not yet synchronised."""
         origin = value.origin
         if origin is not None and origin.tag == ASYNC_COPY and value.device == CPU:
-            self.state.events.append(UnsyncedRead(node, Operand(node, value)))
+            self.state.record(UnsyncedRead(node, Operand(node, value)))
 
     # -- names and attributes ---------------------------------------------------
 
@@ -177,6 +175,13 @@ class Expressions(Part):
             return self.calls.namespace(qualname)
         if kind is Kind.WRAPPER:
             return self.wrappers.wrapper_attribute(base, name, node)
+        if kind is Kind.PROJECT_MODULE:
+            member = base.ref.member(name)
+            if member is None:
+                return UNKNOWN_VALUE
+            if member.kind is Kind.PROJECT_MODULE:
+                self.state.note_import(member.ref)
+            return member
         if is_tensor_like(base):
             return self.tensor_attribute(base, name)
         if kind is Kind.INSTANCE and isinstance(base.ref, ClassInfo):
@@ -241,7 +246,7 @@ class Expressions(Part):
             return None
         index = Operand(elements[0].slice.value, key)
         if base.device == CPU and can_be_accelerator(key.device):
-            self.state.events.append(
+            self.state.record(
                 OperandsMeet(
                     node,
                     ADVANCED_INDEXING,

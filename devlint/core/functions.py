@@ -42,11 +42,11 @@ class Functions(Part):
     def __init__(self, state: AnalysisState) -> None:
         super().__init__(state)
         self.pending: list[list[FunctionInfo]] = []  # functions defined in each open scope
-        self.analysed: set[cst.FunctionDef] = set()
+        self.analysed: set[tuple[cst.FunctionDef, object]] = set()  # (function, its class)
         self.cache: dict[tuple, tuple[object, list[object]]] = {}
 
     def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
-        info = FunctionInfo(statement, env)
+        info = FunctionInfo(statement, env, home=self.state.code_home())
         env.set(statement.name.value, Value(Kind.FUNCTION, ref=info))
         self.defer(info)
         return env
@@ -57,6 +57,17 @@ class Functions(Part):
         self.pending.append([])
         final = self.flow.block(module.body, env)
         self.flush_pending(final if final is not None else env)
+
+    def run_top_level(self, module: cst.Module) -> Env:
+        """Run the module's statements for the files that import it: its functions are
+        analysed when those files call them, so only their closure is set here."""
+        env = Env()
+        self.pending.append([])
+        final = self.flow.block(module.body, env) or env
+        for info in self.pending.pop():
+            if info.owner is None:
+                info.closure = final
+        return final
 
     def defer(self, info: FunctionInfo) -> None:
         """Analyse ``info`` with unknown arguments when the scope that defines it ends."""
@@ -72,13 +83,20 @@ class Functions(Part):
         """
         pending = self.pending.pop()
         for info in sorted(pending, key=lambda info: bool(self._tensor_parameters(info).tensors)):
-            if info.node in self.analysed:
+            if not self.mark_analysed(info):
                 continue
-            self.analysed.add(info.node)
             if info.owner is None:
                 info.closure = scope
             receiver = self._generic_receiver(info)
             self.run_function(info, self.bind_parameters(info, None, receiver))
+
+    def mark_analysed(self, info: FunctionInfo) -> bool:
+        """Note the context-free analysis of ``info`` (for its class); False if done before."""
+        key = (info.node, info.owner)
+        if key in self.analysed:
+            return False
+        self.analysed.add(key)
+        return True
 
     def _generic_receiver(self, info: FunctionInfo) -> Value | None:
         if info.owner is None or _is_static(info.node):
@@ -91,7 +109,7 @@ class Functions(Part):
         cached = self.cache.get(key)
         if cached is not None:
             result, events = cached
-            self.state.events.extend(events)
+            self.state.replay(events)
             return result
         if not self.can_enter(info.node):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
@@ -109,7 +127,11 @@ class Functions(Part):
     def run_function(self, info: FunctionInfo, env: Env) -> Frame:
         """Run a function's body, then analyse the functions it defines."""
         self.pending.append([])
-        frame = self.flow.run_body(info.node, env)
+        self.state.running_homes.append(info.home)
+        try:
+            frame = self.flow.run_body(info.node, env)
+        finally:
+            self.state.running_homes.pop()
         exit_env = None
         for path in frame.exits:
             exit_env = join_envs(exit_env, path)

@@ -23,6 +23,10 @@ Span = tuple[tuple[int, int], tuple[int, int]]
 _NEWLINE = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
 
 
+class NotInModule(KeyError):
+    """A node of another module (code of another file the analysis followed)."""
+
+
 class Positions:
     """``span(node)`` for the nodes of one module; the module is generated once, on first use."""
 
@@ -37,15 +41,20 @@ class Positions:
         """(line, column) of the start and end of ``node``: 1-based lines, 0-based columns."""
         if self._tokens is None:
             self._generate()
-        first, past_last = self._tokens[node]
-        return self._place(first), self._place(past_last)
+        span = self._tokens.get(node)
+        if span is None:
+            raise NotInModule(type(node).__name__)
+        return self._place(span[0]), self._place(span[1])
 
     def line_before(self, node: cst.CSTNode) -> str:
         """The text of ``node``'s first line before ``node`` (its indentation, if it starts
         the line)."""
         if self._tokens is None:
             self._generate()
-        offset = self._offsets[self._tokens[node][0]]
+        span = self._tokens.get(node)
+        if span is None:
+            raise NotInModule(type(node).__name__)
+        offset = self._offsets[span[0]]
         return self._code[self._line_starts[self._line_index(offset)] : offset]
 
     def _generate(self) -> None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from devlint.core.binder import Env
 from devlint.core.tensor_evidence import TensorParameters
 from devlint.core.values import Value
+
+if TYPE_CHECKING:
+    from devlint.core.imports import ModuleScope
 
 
 class ClassKind(enum.Enum):
@@ -27,6 +31,7 @@ class FunctionInfo:
     owner: ClassInfo | None = None
     tensor_params: TensorParameters | None = None  # the parameters its code shows to be tensors
     passed: set[str] = field(default_factory=set)  # parameters callers here gave known values
+    home: ModuleScope | None = None  # the file that defines it, when not the one analysed
 
     @property
     def name(self) -> str:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from devlint.core.classes import Classes
     from devlint.core.expressions import Expressions
     from devlint.core.functions import Functions
+    from devlint.core.imports import Importer, ModuleScope
     from devlint.core.scopes import ClassInfo
     from devlint.core.statements import Flow
     from devlint.core.wrappers import Wrappers
@@ -43,6 +44,33 @@ class AnalysisState:
     sets_cuda_device: bool = False
     wrapped_classes: dict[ClassInfo, cst.Call] = field(default_factory=dict)
     """Local classes wrapped in ``nn.DataParallel``, with the wrapping call."""
+    importer: Importer | None = None
+    """Finds the project modules the file imports; None: every import is outside."""
+    home: ModuleScope | None = None
+    """Set when this analysis runs another file's top level for its importers."""
+    imported: list[ModuleScope] = field(default_factory=list)
+    """The project modules the file's imports reached, in the order first seen."""
+    running_homes: list[ModuleScope | None] = field(default_factory=list)
+    """Where each running function was defined, innermost last (None: in this file)."""
+
+    def record(self, event: object) -> None:
+        """Keep an event for the rules, unless code of another file caused it: that file's
+        own analysis reports what happens in it."""
+        if self.code_home() is None:
+            self.events.append(event)
+
+    def replay(self, events: list[object]) -> None:
+        """Record again what a cached call or construction recorded the first time."""
+        for event in events:
+            self.record(event)
+
+    def code_home(self) -> ModuleScope | None:
+        """The file whose code runs now (None: this one)."""
+        return self.running_homes[-1] if self.running_homes else self.home
+
+    def note_import(self, scope: ModuleScope) -> None:
+        if scope not in self.imported:
+            self.imported.append(scope)
 
 
 class Part:

@@ -14,10 +14,17 @@ from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsM
 from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import availability_test, device_test, no_accelerator, place
+from devlint.core.imports import ModuleScope, module_value
 from devlint.core.lattice import Concrete, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.state import AnalysisState, Part, Parts
-from devlint.core.syntax import dotted_name, mentions_accelerator, string_value, wrapper_test
+from devlint.core.syntax import (
+    dotted_name,
+    is_main_guard,
+    mentions_accelerator,
+    string_value,
+    wrapper_test,
+)
 from devlint.core.values import (
     BUFFER,
     NONE_VALUE,
@@ -191,9 +198,7 @@ class Flow(Part):
         receiver = self.state.values.get(receiver_node, UNKNOWN_VALUE)
         if receiver.kind is Kind.TENSOR:
             method = call.func.attr.value
-            self.state.events.append(
-                DiscardedTransfer(call, Operand(receiver_node, receiver), method)
-            )
+            self.state.record(DiscardedTransfer(call, Operand(receiver_node, receiver), method))
         elif receiver.kind in (Kind.UNKNOWN, Kind.BATCH):
             moved = self.state.values.get(call)
             if moved is not None and is_known(moved.device):
@@ -261,11 +266,24 @@ class Flow(Part):
             if full is None:
                 continue
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                env.set(alias.asname.name.value, self.calls.namespace(full))
+                scope = self._project_module(full, 0)
+                value = module_value(scope) if scope else self.calls.namespace(full)
+                env.set(alias.asname.name.value, value)
             else:
                 top = full.split(".", 1)[0]
-                env.set(top, self.calls.namespace(top))
+                scope = self._project_module(top, 0)
+                env.set(top, module_value(scope) if scope else self.calls.namespace(top))
         return env
+
+    def _project_module(self, name: str, level: int) -> ModuleScope | None:
+        """The project module an import names, None when it is not one (torch never is)."""
+        importer = self.state.importer
+        if importer is None or (not level and name.split(".", 1)[0] == "torch"):
+            return None
+        scope = importer.module(name, level)
+        if scope is not None:
+            self.state.note_import(scope)
+        return scope
 
     def _import_from(self, statement: cst.ImportFrom, env: Env) -> Env:
         if isinstance(statement.names, cst.ImportStar):
@@ -280,11 +298,23 @@ class Flow(Part):
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
                 else name
             )
-            if base is None or statement.relative:
-                env.set(local, UNKNOWN_VALUE)
-            else:
-                env.set(local, self.calls.namespace(f"{base}.{name}"))
+            env.set(local, self._imported_name(base, len(statement.relative), name))
         return env
+
+    def _imported_name(self, module: str | None, level: int, name: str) -> Value:
+        """What ``from module import name`` binds: the project module's own value or
+        submodule; a name outside the project as before (a relative one unknown)."""
+        scope = self._project_module(module or "", level) if module or level else None
+        if scope is not None:
+            value = scope.env.get(name)
+            if value is not None:
+                return value
+        submodule = self._project_module(f"{module}.{name}" if module else name, level)
+        if submodule is not None:
+            return module_value(submodule)
+        if scope is not None or module is None or level:
+            return UNKNOWN_VALUE
+        return self.calls.namespace(f"{module}.{name}")
 
     def _delete(self, statement: cst.Del, env: Env) -> Env:
         targets = statement.target
@@ -376,7 +406,7 @@ class Flow(Part):
         if index is None or source is None or value.kind is not Kind.TENSOR or value.ndim != 1:
             return
         operands = (Operand(target.value, tensor), Operand(source, value))
-        self.state.events.append(OperandsMeet(target, INDEX_PUT, operands, True, self.function))
+        self.state.record(OperandsMeet(target, INDEX_PUT, operands, True, self.function))
 
     def _unpack(self, target: cst.Tuple | cst.List, value: Value, env: Env) -> None:
         elements = target.elements
@@ -396,6 +426,8 @@ class Flow(Part):
     # -- control flow ---------------------------------------------------------------
 
     def _if(self, statement: cst.If, env: Env) -> Env | None:
+        if self.state.home is not None and is_main_guard(statement.test):
+            return env  # the script part of a module another file imports: not run then
         self.expressions.eval(statement.test, env)
         facts = self._test_facts(statement.test)
         wrapped, negated, flag = facts.wrapped, facts.negated, facts.flag

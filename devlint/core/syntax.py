@@ -301,3 +301,31 @@ def _walked(value_type: type) -> bool:
         )
         and value_type.__name__ not in ("Newline", "TrailingWhitespace", "EmptyLine", "Comment")
     )
+
+
+def is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"``: what only runs when the file is the program."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    sides = (test.left, target.comparator)
+    return (
+        isinstance(target.operator, cst.Equal)
+        and any(isinstance(side, cst.Name) and side.value == "__name__" for side in sides)
+        and any(string_value(side) == "__main__" for side in sides)
+    )
+
+
+def calls_on_self(function: cst.FunctionDef) -> set[str]:
+    """The names of the ``self.<name>(...)`` calls in a method."""
+    params = [*function.params.posonly_params, *function.params.params]
+    if not params:
+        return set()
+    owner = params[0].name.value
+    return {
+        node.func.attr.value
+        for node in expression_nodes(function.body)
+        if isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and _is_attribute_of(node.func, owner)
+    }

@@ -41,6 +41,7 @@ class Kind(enum.Enum):
     FUNCTION = "function"
     CLASS = "class"
     NAMESPACE = "namespace"
+    PROJECT_MODULE = "module of the project"  # ref: its ModuleScope
     SCALAR = "scalar"
     STRING = "string"
     DTYPE = "dtype"
@@ -133,7 +134,7 @@ def _same_tuple(a: tuple[Value, ...] | None, b: tuple[Value, ...] | None) -> boo
 
 
 UNKNOWN_VALUE = Value(Kind.UNKNOWN)
-_NAMED_KINDS = frozenset({Kind.NAMESPACE, Kind.FUNCTION, Kind.CLASS})
+_NAMED_KINDS = frozenset({Kind.NAMESPACE, Kind.PROJECT_MODULE, Kind.FUNCTION, Kind.CLASS})
 _MODULE_LIKE = frozenset({Kind.MODULE, Kind.WRAPPER, Kind.UNKNOWN})
 NONE_VALUE = Value(Kind.NONE, BOTTOM)
 SCALAR_VALUE = Value(Kind.SCALAR, BOTTOM)

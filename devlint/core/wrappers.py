@@ -64,7 +64,7 @@ class Wrappers(Part):
         wrapper = Value(Kind.WRAPPER, inner.device, inner.origin, stateful=True, ref=info)
         if not info.distributed and isinstance(inner.ref, ClassInfo):
             self.state.wrapped_classes.setdefault(inner.ref, node)
-        self.state.events.append(WrapperCreated(node, wrapper))
+        self.state.record(WrapperCreated(node, wrapper))
         return wrapper
 
     def wrapper_attribute(self, wrapper: Value, name: str, node: cst.Attribute) -> Value:
@@ -73,13 +73,13 @@ class Wrappers(Part):
         if name == "module" and isinstance(info, WrapperInfo):
             return info.inner.with_device(wrapper.device, wrapper.origin)
         if not torch_api.is_wrapper_attribute(name):
-            self.state.events.append(WrapperAttribute(node, wrapper, name))
+            self.state.record(WrapperAttribute(node, wrapper, name))
         return UNKNOWN_VALUE
 
     def wrapper_call(self, node: cst.Call, wrapper: Value, args: Args) -> Value:
         """Its forward: inputs are scattered, outputs gathered on the output device."""
         inputs = tuple(Operand(*given) for given in args.all() if is_tensor_like(given[1]))
-        self.state.events.append(WrapperCall(node, Operand(node.func, wrapper), inputs))
+        self.state.record(WrapperCall(node, Operand(node.func, wrapper), inputs))
         device = self.output_device(wrapper)
         if not is_known(device):
             return Value(Kind.UNKNOWN)
@@ -104,9 +104,9 @@ class Wrappers(Part):
         if qualname in _SAVES:
             given = args.get(0, "obj")
             if given is not None:
-                self.state.events.append(CheckpointSave(node, given[1], self.flow.function))
+                self.state.record(CheckpointSave(node, given[1], self.flow.function))
 
     def note_state_dict_load(
         self, node: cst.Call, module_node: cst.BaseExpression, module: Value
     ) -> None:
-        self.state.events.append(StateDictLoad(node, Operand(module_node, module)))
+        self.state.record(StateDictLoad(node, Operand(module_node, module)))

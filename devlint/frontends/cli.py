@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from devlint import __version__
-from devlint.cache import ResultCache, default_cache_dir
+from devlint.cache import Linted, ResultCache, default_cache_dir
 from devlint.codes import unknown_code
 from devlint.config import ConfigError, Settings, load_settings, load_settings_file
 from devlint.decoding import decode_source
@@ -363,16 +363,17 @@ def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
     return lint_source(source, name, settings)
 
 
-def lint_file(path: Path, settings: Settings) -> list[Diagnostic]:
-    """``devlint.engine.lint_file``, imported when a file needs linting.
+def lint_file(path: Path, settings: Settings) -> Linted:
+    """``devlint.engine.lint_file_in_project``, imported when a file needs linting.
 
     Imports here are lazy for a reason: a run the cache answers whole (every
     pre-commit run on unchanged files) never needs LibCST, the analysis or
     the rules, which are most of devlint's start-up.
     """
-    from devlint.engine import lint_file as lint
+    from devlint.engine import lint_file_in_project
 
-    return lint(path, settings)
+    diagnostics, uses = lint_file_in_project(path, settings)
+    return Linted(diagnostics, tuple((str(used), digest) for used, digest in uses))
 
 
 def fix_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:

@@ -9,6 +9,12 @@ run that selects no DVL code (``flake8 --select F``) must cost next to
 nothing: importing this module imports neither LibCST nor the rules, and
 ``parse_options`` decides once whether flake8 could report any DVL code; when
 it could not, ``run`` returns at once.
+
+flake8 hands a plugin one file at a time, but a file's bugs may show only in
+the modules it imports: the plugin reads the project modules a file imports
+(found from the file's own folder, its project root and ``src/``, never
+outside the project) through a per-process index, so each is read and parsed
+once per flake8 process, whichever files import it.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ast
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from devlint import __version__
@@ -61,11 +68,15 @@ class Plugin:
         if not self.selected:
             return
         from devlint.config import Settings  # imported once a file needs linting
-        from devlint.engine import lint_source  # (LibCST and the rules)
+        from devlint.engine import lint_source, project_importer  # (LibCST and the rules)
 
         settings = Settings(select=ALL_CODES, device_names=self.device_names)
         source = "".join(self._lines)
-        found = lint_source(source, self._filename, settings, honour_noqa=False, fixes=False)
+        path = Path(self._filename)
+        importer = project_importer(path, settings) if path.is_file() else None  # not stdin
+        found = lint_source(
+            source, self._filename, settings, honour_noqa=False, fixes=False, importer=importer
+        )
         for diagnostic in found:  # flake8 shows no fixes: none is built
             # flake8 prints it as it is: a quoted string literal must not reach the terminal raw
             message = printable(f"{diagnostic.code} {diagnostic.message}", one_line=True)

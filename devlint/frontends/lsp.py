@@ -32,6 +32,11 @@ A thin adapter over ``devlint.engine.lint_report``:
   (``codeAction/resolve``), or at once for clients that cannot resolve. A
   fix that fails to build is logged and not offered; the other fixes and the
   diagnostics are unaffected.
+- The project: a document is analysed with the project modules it imports
+  (``devlint.project_index``, one index per project for the session, each
+  module read and run again only when it changes). Open documents count as
+  their current, unsaved text. When a document changes (or closes), the open
+  documents whose last lint read it are linted again after the debounce.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import asyncio
 import logging
 import re
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,6 +62,8 @@ from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_setting
 from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
 from devlint.engine import LintReport, lint_report
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
+from devlint.project import Project
+from devlint.project_index import index_of
 from devlint.rule_docs import docs_url
 from devlint.rules import all_rules
 
@@ -138,6 +146,10 @@ class DevlintLanguageServer(LanguageServer):
         """Per document, why its current version was not analysed (logged once)."""
         self.good_settings: dict[str, Settings] = {}
         self.config_errors: dict[str, str] = {}
+        self.uses: dict[str, set[str]] = {}
+        """Per document, the project files its last lint read (what it imports)."""
+        self.lint_lock = threading.Lock()
+        """One lint at a time: lints share the project index."""
 
     # messages to the client ------------------------------------------------
 
@@ -202,13 +214,15 @@ class DevlintLanguageServer(LanguageServer):
         version, source, path = document.version, document.source, _path_of(uri)
         try:
             settings = self.settings_for(path)
+            buffers = self._open_buffers()
             # In a thread, so that the event loop keeps reading messages meanwhile.
-            report = await asyncio.to_thread(lint_report, source, path or uri, settings)
+            report, uses = await asyncio.to_thread(self._lint, source, path, uri, settings, buffers)
             if (
                 uri not in self.open_uris
                 or self.workspace.get_text_document(uri).version != version
             ):
                 return  # edited meanwhile: the lint of the newer version is scheduled
+            self.uses[uri] = uses
             self.publish(uri, version, source, document.position_codec, report)
         except asyncio.CancelledError:
             raise
@@ -218,6 +232,38 @@ class DevlintLanguageServer(LanguageServer):
                 f"internal error on {path or uri}: {type(error).__name__}: {error}",
                 types.MessageType.Error,
             )
+
+    def _lint(
+        self, source: str, path: str | None, uri: str, settings: Settings, buffers: dict[Path, str]
+    ) -> tuple[LintReport, set[str]]:
+        """Lint one document in view of its project, whose open documents count as their
+        current text; and the project files the lint read."""
+        with self.lint_lock:
+            if path is None:  # an unsaved, untitled buffer: no project
+                return lint_report(source, uri, settings), set()
+            index = index_of(Project.of(Path(path)), settings)
+            index.set_texts(buffers)
+            importer = index.importer_for(Path(path))
+            report = lint_report(source, path, settings, importer=importer)
+            return report, {str(used) for used, _ in importer.uses()}
+
+    def _open_buffers(self) -> dict[Path, str]:
+        """The current text of every open document that is a file."""
+        buffers = {}
+        for uri in self.open_uris:
+            path = _path_of(uri)
+            if path is not None:
+                buffers[Path(path)] = self.workspace.get_text_document(uri).source
+        return buffers
+
+    def relint_importers(self, uri: str) -> None:
+        """``uri`` changed: lint again the open documents whose last lint read it."""
+        path = _path_of(uri)
+        if path is None:
+            return
+        for other in sorted(self.open_uris):
+            if other != uri and path in self.uses.get(other, ()):
+                self.schedule(other, self.options.debounce_ms)
 
     def publish(
         self,
@@ -257,6 +303,8 @@ class DevlintLanguageServer(LanguageServer):
 
     def close(self, uri: str) -> None:
         self.open_uris.discard(uri)
+        self.uses.pop(uri, None)
+        self.relint_importers(uri)  # they see the file on disk again
         task = self.pending.pop(uri, None)
         if task is not None:
             task.cancel()
@@ -540,6 +588,7 @@ def create_server() -> DevlintLanguageServer:
     def did_change(ls: DevlintLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         if params.text_document.uri in ls.open_uris:
             ls.schedule(params.text_document.uri, ls.options.debounce_ms)
+            ls.relint_importers(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: DevlintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from devlint import __version__, decoding
-from devlint.diagnostic import Diagnostic, Severity
+from devlint.diagnostic import Diagnostic, RelatedPlace, Severity
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.rule_docs import USAGE_URL, docs_url, rule_sections, rule_text
 from devlint.rules import all_rules
@@ -71,6 +71,10 @@ def sarif_log(
                 "primaryLocationLineHash": f"{line_hash}:{occurrences[(d.path, line_hash)]}"
             },
         }
+        if d.related:
+            result["relatedLocations"] = [
+                _related_location(number, place, root) for number, place in enumerate(d.related)
+            ]
         if d.code in index:
             result["ruleIndex"] = index[d.code]
         results.append(result)
@@ -163,6 +167,18 @@ def _physical_location(d: Diagnostic, root: Path) -> dict[str, object]:
             "endLine": d.end_line,
             "endColumn": d.end_column + 1,
         },
+    }
+
+
+def _related_location(number: int, place: RelatedPlace, root: Path) -> dict[str, object]:
+    """Where in another file a value the message names came from."""
+    return {
+        "id": number,
+        "physicalLocation": {
+            "artifactLocation": _artifact_location(place.path, root),
+            "region": {"startLine": place.line},
+        },
+        "message": {"text": "where a value the message names comes from"},
     }
 
 

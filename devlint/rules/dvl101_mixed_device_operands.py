@@ -103,7 +103,7 @@ def _default_kept(facts: Facts, kept: DeviceDefaultKept) -> Finding:
     held = kept.caller.device
     message = (
         f"`{facts.code_of(kept.node)}` leaves `{name}` at its hard-coded default "
-        f"`{facts.code_of(kept.parameter.default)}` (line {facts.line_of(kept.parameter)}), "
+        f"`{facts.code_of(kept.parameter.default)}` ({facts.place_of(kept.parameter)}), "
         f"so what it places lands on {kept.default.describe()} while the caller's device is "
         f"{held.describe()}{origin_phrase(facts, kept.caller.origin)}; this fails when "
         f"{held.describe()} is the CPU or another GPU: pass `{name}={name}`"

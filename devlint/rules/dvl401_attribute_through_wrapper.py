@@ -59,8 +59,8 @@ class AttributeThroughWrapper(Rule):
                 continue
             base = facts.code_of(access.node.value)
             message = (
-                f"`{access.name}` belongs to the model wrapped in {info.kind} at line "
-                f"{facts.line_of(info.node)}, not to the wrapper `{base}`: use "
+                f"`{access.name}` belongs to the model wrapped in {info.kind} at "
+                f"{facts.place_of(info.node)}, not to the wrapper `{base}`: use "
                 f"`{base}.module.{access.name}`{only_when_wrapped(info)}"
             )
             yield Finding(

@@ -68,15 +68,15 @@ class CheckpointFromWrapper(Rule):
         for save, origin in wrapped_saves:
             wrapper = facts.code_of(origin.subject)
             message = (
-                f"this saves the `state_dict()` of the wrapper `{wrapper}` (line "
-                f"{facts.line_of(origin.node)}): its keys start with `module.` and will not load "
+                f"this saves the `state_dict()` of the wrapper `{wrapper}` ("
+                f"{facts.place_of(origin.node)}): its keys start with `module.` and will not load "
                 f"into an unwrapped model; save `{wrapper}.module.state_dict()`"
             )
             yield Finding(save.node, message, self.meta.severity)
         for load in _unwrapped_loads(facts):
             message = (
                 f"`{facts.code_of(load.target.node)}` is not wrapped, but this file saves "
-                f"wrapped state dicts (line {facts.line_of(first_save.node)}) whose keys "
+                f"wrapped state dicts ({facts.place_of(first_save.node)}) whose keys "
                 f"start with `module.`: loading one here fails"
             )
             yield Finding(load.node, message, Severity.ERROR)

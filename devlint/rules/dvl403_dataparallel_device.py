@@ -65,7 +65,7 @@ class DataParallelDevice(Rule):
                 continue
             reported.add(id(info.node))
             message = (
-                f"the model wrapped at line {facts.line_of(info.node)} is on "
+                f"the model wrapped at {facts.place_of(info.node)} is on "
                 f"{device.describe()}{origin_phrase(facts, wrapper.origin)}, but DataParallel "
                 f"needs its parameters on {first.describe()} (device_ids[0])"
                 f"{only_when_wrapped(info)}"

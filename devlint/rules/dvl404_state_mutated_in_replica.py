@@ -40,7 +40,7 @@ class StateMutatedInReplica(Rule):
         for write in facts.replica_writes:
             message = (
                 f"`self.{write.attribute}` is assigned in `forward`, but this module is wrapped "
-                f"in DataParallel (line {facts.line_of(write.wrap)}): forward runs on replicas "
+                f"in DataParallel ({facts.place_of(write.wrap)}): forward runs on replicas "
                 f"and the assignment is lost"
             )
             yield Finding(write.node, message, self.meta.severity)

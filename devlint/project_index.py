@@ -1,0 +1,200 @@
+"""The modules of a project as the files importing them see them: each read, parsed and
+run once per process, and again only when it or a module it imports changes.
+
+The analysis of one file asks its ``FileImporter`` for the modules it imports;
+the index finds their files (``devlint.project``), runs their top level
+(``core.analysis.summarise``) and keeps the result. A module that cannot be
+read, decoded or parsed, is too complex, or is being imported in a cycle is
+not in view: the import stays unknown, as a third-party one does. Editors
+hand the index the text of unsaved buffers (``set_text``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from devlint.config import Settings
+from devlint.core.analysis import summarise
+from devlint.core.imports import ModuleScope
+from devlint.decoding import decode_source
+from devlint.limits import complexity_problem
+from devlint.project import Project
+from devlint.reading import content_digest, read_regular_file
+
+MAX_IMPORT_CHAIN = 12
+"""Modules whose top levels run one inside another (a imports b imports c…); deeper is unknown."""
+
+Stamp = tuple[int, int] | str
+"""What a module's text was read from: (mtime_ns, size) on disk, or an editor's text."""
+
+
+_INDEXES: dict[tuple[Path, Settings], ProjectIndex] = {}
+
+
+def index_of(project: Project, settings: Settings) -> ProjectIndex:
+    """This process's index of ``project`` (a run, a flake8 process, an editor session)."""
+    key = (project.root, settings)
+    if key not in _INDEXES:
+        _INDEXES[key] = ProjectIndex(project, settings)
+    return _INDEXES[key]
+
+
+@dataclass(eq=False)
+class _Entry:
+    scope: ModuleScope | None
+    stamp: Stamp | None
+    imports: list[Path]  # the project files its top level imported, or that were found in it
+    digest: str = ""  # of the bytes it was read from (``content_digest``)
+
+
+@dataclass(eq=False)
+class ProjectIndex:
+    """Summaries of one project's modules, for one set of settings."""
+
+    project: Project
+    settings: Settings
+    _entries: dict[Path, _Entry] = field(default_factory=dict)
+    _texts: dict[Path, str] = field(default_factory=dict)
+    _running: list[Path] = field(default_factory=list)
+
+    def importer_for(self, path: Path) -> FileImporter:
+        """What the analysis of ``path`` asks for the modules it imports."""
+        return FileImporter(self, Path(os.path.abspath(path)))
+
+    def set_text(self, path: Path, text: str | None) -> None:
+        """An editor's unsaved text of ``path`` (None: the file on disk again)."""
+        path = Path(os.path.abspath(path))
+        if text is None:
+            self._texts.pop(path, None)
+        else:
+            self._texts[path] = text
+
+    def set_texts(self, texts: dict[Path, str]) -> None:
+        """The editor's open documents: their text counts, not the files on disk."""
+        self._texts = {Path(os.path.abspath(path)): text for path, text in texts.items()}
+
+    def scope(self, path: Path) -> ModuleScope | None:
+        """The module in ``path`` after its top level ran; None when not in view."""
+        if path in self._running or len(self._running) >= MAX_IMPORT_CHAIN:
+            return None  # an import cycle, or a chain too long: unknown
+        entry = self._entries.get(path)
+        if entry is None or not self._current(path, entry, set()):
+            entry = self._summarise(path)
+            self._entries[path] = entry
+        return entry.scope
+
+    def files_used(self, imported: list[Path]) -> list[tuple[Path, str]]:
+        """The files ``imported`` and everything their top levels imported, once each, with
+        the digest of the content the analysis read."""
+        found: dict[Path, None] = {}
+        todo = list(imported)
+        while todo:
+            path = todo.pop()
+            if path in found:
+                continue
+            found[path] = None
+            entry = self._entries.get(path)
+            if entry is not None:
+                todo.extend(entry.imports)
+        return [(path, self._entries[path].digest) for path in found if path in self._entries]
+
+    def _current(self, path: Path, entry: _Entry, seen: set[Path]) -> bool:
+        """Whether ``entry`` still describes ``path``: neither it nor what it imports changed."""
+        if path in seen:
+            return True
+        seen.add(path)
+        if self._stamp(path) != entry.stamp:
+            return False
+        return all(
+            imported in self._entries and self._current(imported, self._entries[imported], seen)
+            for imported in entry.imports
+        )
+
+    def _stamp(self, path: Path) -> Stamp | None:
+        if path in self._texts:
+            return self._texts[path]
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        return (status.st_mtime_ns, status.st_size)
+
+    def _summarise(self, path: Path) -> _Entry:
+        stamp = self._stamp(path)
+        module, digest = self._parse(path)
+        if module is None:
+            return _Entry(None, stamp, [], digest)
+        scope = ModuleScope(self._name(path), module, str(path), submodule=self._submodules(path))
+        importer = self.importer_for(path)
+        self._running.append(path)
+        try:
+            summarise(scope, self.settings, importer)
+        except Exception:  # a module devlint cannot run stays unknown
+            return _Entry(None, stamp, importer.files, digest)
+        finally:
+            self._running.pop()
+        return _Entry(scope, stamp, importer.files, digest)
+
+    def _parse(self, path: Path) -> tuple[cst.Module | None, str]:
+        """The module in ``path`` (None when it cannot be had) and the digest of its bytes."""
+        source = self._texts.get(path)
+        if source is not None:
+            digest = content_digest(source.encode("utf-8", "surrogatepass"))
+        else:
+            try:
+                data = read_regular_file(path)
+            except OSError:
+                return None, ""
+            source, digest = decode_source(data)[0], content_digest(data)
+        if source is None or complexity_problem(source) is not None:
+            return None, digest
+        try:
+            return cst.parse_module(source), digest
+        except Exception:  # LibCST raises assorted errors on odd input
+            return None, digest
+
+    def _name(self, path: Path) -> str:
+        """How messages name the file: its path from the project root."""
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.name
+
+    def _submodules(self, path: Path):
+        def submodule(name: str) -> ModuleScope | None:
+            found = self.project.submodule_file(path, name)
+            if found is None:
+                return None
+            found = Path(os.path.abspath(found))
+            entry = self._entries.get(path)
+            if entry is not None and found not in entry.imports:
+                entry.imports.append(found)  # what depends on the package depends on it
+            return self.scope(found)
+
+        return submodule
+
+
+@dataclass(eq=False)
+class FileImporter:
+    """The imports of one file: ``module(name, level)`` as ``core.imports.Importer`` asks."""
+
+    index: ProjectIndex
+    path: Path
+    files: list[Path] = field(default_factory=list)  # the project files it imported
+
+    def uses(self) -> list[tuple[Path, str]]:
+        """The project files the importing file's analysis rests on, with their digests."""
+        return self.index.files_used(self.files)
+
+    def module(self, name: str, level: int) -> ModuleScope | None:
+        found = self.index.project.module_file(self.path, name, level)
+        if found is None or os.path.abspath(found) == str(self.path):
+            return None
+        found = Path(os.path.abspath(found))
+        if found not in self.files:
+            self.files.append(found)
+        return self.index.scope(found)

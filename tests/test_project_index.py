@@ -1,0 +1,91 @@
+"""The project index: each module read and run once, cycles end, edits and buffers count."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from devlint import project_index
+from devlint.config import Settings
+from devlint.core.values import Kind
+from devlint.project import Project
+from devlint.project_index import ProjectIndex
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    return tmp_path
+
+
+def index_of(root: Path) -> ProjectIndex:
+    return ProjectIndex(Project(root), Settings())
+
+
+def test_a_module_imported_by_many_files_is_parsed_once(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "config.py").write_text("import torch\ndevice = torch.device('cuda')\n")
+    parsed: list[str] = []
+    real_parse = cst.parse_module
+
+    def parse(source: str) -> cst.Module:
+        parsed.append(source)
+        return real_parse(source)
+
+    monkeypatch.setattr(project_index.cst, "parse_module", parse)
+    index = index_of(root)
+    scopes = [index.importer_for(root / f"m{n}.py").module("config", 0) for n in range(3)]
+    assert len(parsed) == 1
+    assert scopes[0] is scopes[1] is scopes[2]
+    assert scopes[0].env.get("device").kind is Kind.DEVICE
+
+
+def test_an_import_cycle_ends_and_the_module_in_the_cycle_is_seen_from_outside(root: Path) -> None:
+    (root / "a.py").write_text("from b import g\n\ndef f():\n    return g()\n")
+    (root / "b.py").write_text("from a import f\n\ndef g():\n    return f()\n")
+    scope = index_of(root).importer_for(root / "main.py").module("a", 0)
+    assert scope is not None and scope.env.get("f").kind is Kind.FUNCTION
+    b = scope.env.get("g").ref.home
+    assert b.name == "b.py"
+    assert b.env.get("f").ref == "a.f"  # `a` was still running: a name from outside, as before
+
+
+def test_what_is_not_a_project_file_stays_unknown(root: Path) -> None:
+    (root / "torch").mkdir()
+    (root / "torch" / "__init__.py").write_text("x = 1\n")
+    (root / "broken.py").write_text("def (:\n")
+    importer = index_of(root).importer_for(root / "main.py")
+    assert importer.module("numpy", 0) is None
+    assert importer.module("broken", 0) is None
+    assert importer.module("main", 0) is None  # a file never imports itself
+
+
+def test_an_edit_on_disk_or_in_an_editor_buffer_is_seen(root: Path) -> None:
+    config = root / "config.py"
+    config.write_text("import torch\ndevice = torch.device('cuda')\n")
+    index = index_of(root)
+    importer = index.importer_for(root / "main.py")
+    assert importer.module("config", 0).env.get("device").kind is Kind.DEVICE
+    config.write_text("device = None  # configured later\n")
+    os.utime(config, ns=(1, 1))  # a different stamp whatever the clock's resolution
+    assert importer.module("config", 0).env.get("device").kind is Kind.NONE
+    index.set_text(config, "import torch\ndevice = torch.device('cpu')\n")
+    assert importer.module("config", 0).env.get("device").kind is Kind.DEVICE
+    index.set_text(config, None)
+    assert importer.module("config", 0).env.get("device").kind is Kind.NONE
+
+
+def test_a_change_to_what_a_module_imports_is_seen_through_it(root: Path) -> None:
+    (root / "base.py").write_text("import torch\ndevice = torch.device('cuda')\n")
+    (root / "config.py").write_text("from base import device\n")
+    index = index_of(root)
+    importer = index.importer_for(root / "main.py")
+    assert importer.module("config", 0).env.get("device").kind is Kind.DEVICE
+    index.set_text(root / "base.py", "device = None\n")
+    assert importer.module("config", 0).env.get("device").kind is Kind.NONE
+    used = {path.name for path, _ in importer.uses()}
+    assert used == {"config.py", "base.py"}
