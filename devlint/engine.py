@@ -17,7 +17,6 @@ import libcst as cst
 from devlint import clash_owners
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
-from devlint.core.imports import Importer
 from devlint.core.positions import NotInModule
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
@@ -78,7 +77,7 @@ def lint_source(
     *,
     honour_noqa: bool = True,
     fixes: bool = True,
-    importer: Importer | None = None,
+    importer: FileImporter | None = None,
 ) -> list[Diagnostic]:
     """Diagnostics for one file's text, with their fixes unless ``fixes`` is false.
 
@@ -100,7 +99,7 @@ def lint_report(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     honour_noqa: bool = True,
-    importer: Importer | None = None,
+    importer: FileImporter | None = None,
 ) -> LintReport:
     """One file's diagnostics, their fixes not built yet. Never raises: failures become notices.
 
@@ -114,7 +113,8 @@ def lint_report(
     if problem is not None:
         return LintReport([notice(path, TOO_COMPLEX, f"{problem} (skipped)")])
     try:
-        module = cst.parse_module(source)
+        module = importer.parsed(source) if importer is not None else None
+        module = module or cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         message = f"cannot parse: {error.message} (not analysed)"
         return LintReport(

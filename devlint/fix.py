@@ -21,11 +21,11 @@ from pathlib import Path
 import libcst as cst
 
 from devlint.config import DEFAULT_SETTINGS, Settings
-from devlint.core.imports import Importer
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.engine import lint_source, project_importer
 from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice
+from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
 from devlint.safe_write import NotRewritten, WritePolicy, rewrite
 
@@ -70,7 +70,7 @@ def fix_source(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     unsafe: bool = False,
-    importer: Importer | None = None,
+    importer: FileImporter | None = None,
 ) -> FixResult:
     """Apply the wanted fixes until none is left; never raises. ``importer``: as for
     ``engine.lint_source`` (the project's other files, which fixes never edit)."""
@@ -127,7 +127,7 @@ def fix_bytes(
     settings: Settings = DEFAULT_SETTINGS,
     *,
     unsafe: bool = False,
-    importer: Importer | None = None,
+    importer: FileImporter | None = None,
 ) -> FixResult:
     """Decode a file's bytes (PEP 263, BOM) and fix its text."""
     source, problem = decode_source(data)

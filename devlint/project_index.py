@@ -35,6 +35,12 @@ Stamp = tuple[int, int] | str
 _INDEXES: dict[tuple[Path, Settings], ProjectIndex] = {}
 
 
+def refresh_all() -> None:
+    """Look at every project's files again (a new run in a process that linted before)."""
+    for index in _INDEXES.values():
+        index.refresh()
+
+
 def index_of(project: Project, settings: Settings) -> ProjectIndex:
     """This process's index of ``project`` (a run, a flake8 process, an editor session)."""
     key = (project.root, settings)
@@ -49,6 +55,7 @@ class _Entry:
     stamp: Stamp | None
     imports: list[Path]  # the project files its top level imported, or that were found in it
     digest: str = ""  # of the bytes it was read from (``content_digest``)
+    text: str | None = None  # what was parsed, so that linting the file itself can reuse it
 
 
 @dataclass(eq=False)
@@ -60,6 +67,7 @@ class ProjectIndex:
     _entries: dict[Path, _Entry] = field(default_factory=dict)
     _texts: dict[Path, str] = field(default_factory=dict)
     _running: list[Path] = field(default_factory=list)
+    _checked: set[Path] = field(default_factory=set)  # found current since the last refresh
 
     def importer_for(self, path: Path) -> FileImporter:
         """What the analysis of ``path`` asks for the modules it imports."""
@@ -72,19 +80,27 @@ class ProjectIndex:
             self._texts.pop(path, None)
         else:
             self._texts[path] = text
+        self.refresh()
 
     def set_texts(self, texts: dict[Path, str]) -> None:
         """The editor's open documents: their text counts, not the files on disk."""
         self._texts = {Path(os.path.abspath(path)): text for path, text in texts.items()}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Look at the files again: a module is checked for changes once between refreshes
+        (a run of ``devlint check`` never refreshes; an editor does before each lint)."""
+        self._checked.clear()
 
     def scope(self, path: Path) -> ModuleScope | None:
         """The module in ``path`` after its top level ran; None when not in view."""
         if path in self._running or len(self._running) >= MAX_IMPORT_CHAIN:
             return None  # an import cycle, or a chain too long: unknown
         entry = self._entries.get(path)
-        if entry is None or not self._current(path, entry, set()):
+        if entry is None or (path not in self._checked and not self._current(path, entry, set())):
             entry = self._summarise(path)
             self._entries[path] = entry
+        self._checked.add(path)
         return entry.scope
 
     def files_used(self, imported: list[Path]) -> list[tuple[Path, str]]:
@@ -104,13 +120,13 @@ class ProjectIndex:
 
     def _current(self, path: Path, entry: _Entry, seen: set[Path]) -> bool:
         """Whether ``entry`` still describes ``path``: neither it nor what it imports changed."""
-        if path in seen:
+        if path in seen or path in self._checked:
             return True
         seen.add(path)
         if self._stamp(path) != entry.stamp:
             return False
-        return all(
-            imported in self._entries and self._current(imported, self._entries[imported], seen)
+        return all(  # an import with no entry was in a cycle: it was unknown, and still is
+            imported not in self._entries or self._current(imported, self._entries[imported], seen)
             for imported in entry.imports
         )
 
@@ -125,7 +141,7 @@ class ProjectIndex:
 
     def _summarise(self, path: Path) -> _Entry:
         stamp = self._stamp(path)
-        module, digest = self._parse(path)
+        module, digest, text = self._parse(path)
         if module is None:
             return _Entry(None, stamp, [], digest)
         scope = ModuleScope(self._name(path), module, str(path), submodule=self._submodules(path))
@@ -137,10 +153,19 @@ class ProjectIndex:
             return _Entry(None, stamp, importer.files, digest)
         finally:
             self._running.pop()
-        return _Entry(scope, stamp, importer.files, digest)
+        return _Entry(scope, stamp, importer.files, digest, text)
 
-    def _parse(self, path: Path) -> tuple[cst.Module | None, str]:
-        """The module in ``path`` (None when it cannot be had) and the digest of its bytes."""
+    def parsed(self, path: Path, source: str) -> cst.Module | None:
+        """The module of ``path`` if an importer already had it parsed from this very text:
+        a file is parsed once per run, whether it is linted, imported, or both."""
+        entry = self._entries.get(Path(os.path.abspath(path)))
+        if entry is None or entry.scope is None or entry.text != source:
+            return None
+        return entry.scope.module
+
+    def _parse(self, path: Path) -> tuple[cst.Module | None, str, str | None]:
+        """The module in ``path`` (None when it cannot be had), the digest of its bytes and
+        the text parsed."""
         source = self._texts.get(path)
         if source is not None:
             digest = content_digest(source.encode("utf-8", "surrogatepass"))
@@ -148,14 +173,14 @@ class ProjectIndex:
             try:
                 data = read_regular_file(path)
             except OSError:
-                return None, ""
+                return None, "", None
             source, digest = decode_source(data)[0], content_digest(data)
         if source is None or complexity_problem(source) is not None:
-            return None, digest
+            return None, digest, None
         try:
-            return cst.parse_module(source), digest
+            return cst.parse_module(source), digest, source
         except Exception:  # LibCST raises assorted errors on odd input
-            return None, digest
+            return None, digest, None
 
     def _name(self, path: Path) -> str:
         """How messages name the file: its path from the project root."""
@@ -185,6 +210,10 @@ class FileImporter:
     index: ProjectIndex
     path: Path
     files: list[Path] = field(default_factory=list)  # the project files it imported
+
+    def parsed(self, source: str) -> cst.Module | None:
+        """The importing file's own module, if the index parsed it from ``source`` already."""
+        return self.index.parsed(self.path, source)
 
     def uses(self) -> list[tuple[Path, str]]:
         """The project files the importing file's analysis rests on, with their digests."""

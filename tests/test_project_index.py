@@ -72,6 +72,7 @@ def test_an_edit_on_disk_or_in_an_editor_buffer_is_seen(root: Path) -> None:
     assert importer.module("config", 0).env.get("device").kind is Kind.DEVICE
     config.write_text("device = None  # configured later\n")
     os.utime(config, ns=(1, 1))  # a different stamp whatever the clock's resolution
+    index.refresh()  # as the LSP does before each lint (a `devlint check` run never looks again)
     assert importer.module("config", 0).env.get("device").kind is Kind.NONE
     index.set_text(config, "import torch\ndevice = torch.device('cpu')\n")
     assert importer.module("config", 0).env.get("device").kind is Kind.DEVICE

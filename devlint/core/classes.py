@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import sys
 from dataclasses import replace
+from functools import partial
 
 import libcst as cst
 
@@ -15,10 +16,8 @@ from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import (
-    calls_on_self,
     dotted_name,
     registers_on_self,
-    statements_on_self,
 )
 from devlint.core.values import (
     BUFFER,
@@ -84,7 +83,9 @@ class Classes(Part):
         env.set(statement.name.value, Value(Kind.CLASS, ref=info))
         self.state.places_tensors |= info.kind is ClassKind.MODULE
         init = info.methods.get("__init__")
-        if init is not None and init.owner is info:
+        if init is not None and init.owner is info and self.state.home is not None:
+            info.settle = partial(self._analyse_init, info, init, unknown_base)
+        elif init is not None and init.owner is info:
             self._analyse_init(info, init, unknown_base)
         elif unknown_base:
             info.stateful = None
@@ -99,7 +100,7 @@ class Classes(Part):
     def _calls_hook(self, info: ClassInfo, method: FunctionInfo, overrides: set[str]) -> bool:
         """A base's method (``forward``) calling a hook this module class fills in: it is run
         again with this class's attributes."""
-        return info.kind is ClassKind.MODULE and bool(calls_on_self(method.node) & overrides)
+        return info.kind is ClassKind.MODULE and bool(method.calls_on_self & overrides)
 
     def _may_be_module(self, node: cst.BaseExpression, value: Value, env: Env) -> bool:
         """Whether a base the file does not define may be an ``nn.Module`` subclass.
@@ -204,7 +205,7 @@ class Classes(Part):
         if not any(_is_state(value) and value.stateful for _, value in args.all()):
             return info.stateful
         init = info.methods.get("__init__")
-        if init is None or not self.functions.can_enter(init.node):
+        if init is None or not self.functions.can_enter(init):
             return info.stateful
         key = (id(init.node), args_signature(args))
         if key not in self._keeps_state:
@@ -217,7 +218,7 @@ class Classes(Part):
     def _construct(self, info: ClassInfo, args: Args) -> Value:
         init = info.methods.get("__init__")
         receiver = Value(Kind.INSTANCE, ref=info)
-        if init is None or not self.functions.can_enter(init.node):
+        if init is None or not self.functions.can_enter(init):
             return receiver
         key = (id(init.node), args_signature(args))
         cached = self._instances.get(key)
@@ -326,7 +327,7 @@ def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str], set[str]]:
     for name, method in info.methods.items():
         if name == "__init__":
             continue
-        for statement, attribute in statements_on_self(method.node):
+        for statement, attribute in method.statements_on_self:
             if isinstance(statement, cst.Expr):
                 moved.add(attribute)
             elif not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
@@ -348,14 +349,14 @@ def _reinitialised(info: ClassInfo, assigned: set[str]) -> set[str]:
     if init is None or not assigned:
         return set()
     initial: dict[str, list[cst.BaseExpression]] = {}
-    for statement, attribute in statements_on_self(init.node):
+    for statement, attribute in init.statements_on_self:
         if attribute in assigned and isinstance(statement, cst.Assign):
             initial.setdefault(attribute, []).append(statement.value)
     again: set[str] = set()
     for name, method in info.methods.items():
         if name == "__init__":
             continue
-        for statement, attribute in statements_on_self(method.node):
+        for statement, attribute in method.statements_on_self:
             if attribute not in initial or isinstance(statement, cst.Expr):
                 continue
             if isinstance(statement, cst.Assign) and any(

@@ -32,6 +32,10 @@ from devlint.core.values import (
 )
 
 MAX_CALL_DEPTH = 4
+MAX_DEPTH_ELSEWHERE = 1
+"""Calls into other files' code that run inside each other: a helper's own helpers in yet
+other modules are unknown (the cost of following a library's call chains from every file
+that uses it buys few findings)."""
 MODULE_BASE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 """``nn.Module`` under its qualified names: a class deriving from it, a parameter typed as it."""
 
@@ -111,7 +115,7 @@ class Functions(Part):
             result, events = cached
             self.state.replay(events)
             return result
-        if not self.can_enter(info.node):
+        if not self.can_enter(info):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         mark = len(self.state.events)
         frame = self.run_function(info, self.bind_parameters(info, args, receiver))
@@ -138,10 +142,17 @@ class Functions(Part):
         self.flush_pending(exit_env if exit_env is not None else env)
         return frame
 
-    def can_enter(self, function: cst.FunctionDef) -> bool:
-        """Whether a call may run ``function`` again: not recursively, not too deep."""
+    def can_enter(self, info: FunctionInfo) -> bool:
+        """Whether a call may run ``info`` again: not recursively, not too deep, and code
+        of other files only as far as ``MAX_DEPTH_ELSEWHERE`` calls into them."""
         running = self.flow.running()
-        return len(running) < MAX_CALL_DEPTH and function not in running
+        if len(running) >= MAX_CALL_DEPTH or info.node in running:
+            return False
+        if info.home is None or info.home is self.state.home:
+            return True
+        home = self.state.home
+        elsewhere = sum(1 for running in self.state.running_homes if running not in (None, home))
+        return elsewhere < MAX_DEPTH_ELSEWHERE
 
     def bind_parameters(self, info: FunctionInfo, args: Args | None, receiver: Value | None) -> Env:
         env = Env(parent=info.closure)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from devlint.core.binder import Env
+from devlint.core.syntax import calls_on_self, statements_on_self
 from devlint.core.tensor_evidence import TensorParameters
 from devlint.core.values import Value
 
@@ -37,6 +40,17 @@ class FunctionInfo:
     def name(self) -> str:
         return self.node.name.value
 
+    @cached_property
+    def statements_on_self(self) -> list[tuple[cst.CSTNode, str]]:
+        """``syntax.statements_on_self`` of the method, walked once however many classes
+        inherit it."""
+        return statements_on_self(self.node)
+
+    @cached_property
+    def calls_on_self(self) -> set[str]:
+        """``syntax.calls_on_self`` of the method, walked once."""
+        return calls_on_self(self.node)
+
 
 @dataclass(eq=False)
 class ClassInfo:
@@ -47,19 +61,56 @@ class ClassInfo:
     (modules); ``moves_itself`` whether ``__init__`` moves the module to a device;
     ``open_base`` whether a base outside the file may be an ``nn.Module`` (its
     ``.to()`` would then move what ``__init__`` registers).
+
+    A class of another file has its ``__init__`` analysed when a file importing
+    it first asks for one of these (``settle``): most imported classes are
+    never instantiated or derived from by the importing file.
     """
 
     node: cst.ClassDef
     kind: ClassKind
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
-    attrs: dict[str, Value] = field(default_factory=dict)
-    stateful: bool | None = None
-    moves_itself: bool = False
+    _attrs: dict[str, Value] = field(default_factory=dict)
+    _stateful: bool | None = None
+    _moves_itself: bool = False
     open_base: bool = False
+    settle: Callable[[], None] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
         return self.node.name.value
+
+    def _settled(self) -> None:
+        if self.settle is not None:
+            settle, self.settle = self.settle, None  # what it reads of this class: as it is
+            settle()
+
+    @property
+    def attrs(self) -> dict[str, Value]:
+        self._settled()
+        return self._attrs
+
+    @attrs.setter
+    def attrs(self, attrs: dict[str, Value]) -> None:
+        self._attrs = attrs
+
+    @property
+    def stateful(self) -> bool | None:
+        self._settled()
+        return self._stateful
+
+    @stateful.setter
+    def stateful(self, stateful: bool | None) -> None:
+        self._stateful = stateful
+
+    @property
+    def moves_itself(self) -> bool:
+        self._settled()
+        return self._moves_itself
+
+    @moves_itself.setter
+    def moves_itself(self, moves: bool) -> None:
+        self._moves_itself = moves
 
 
 @dataclass(frozen=True, eq=False)

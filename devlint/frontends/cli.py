@@ -271,6 +271,8 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(f"{error}: no such file or directory") from None
     files = [entry.path for entry in entries if entry.skip_reason is None]
     diagnostics = [_skipped(entry) for entry in entries if entry.skip_reason is not None]
+    if "devlint.project_index" in sys.modules:  # not imported here: a warm run needs no LibCST
+        sys.modules["devlint.project_index"].refresh_all()  # this process linted before
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
     diagnostics += lint_files(files, settings, args.jobs, _result_cache(args, settings), lint_file)
