@@ -59,7 +59,7 @@ class Classes(Part):
                 info.kind = parent.kind if info.kind is ClassKind.PLAIN else info.kind
                 info.methods.update(parent.methods)
                 info.attrs.update(parent.attrs)
-                info.stateful = parent.stateful
+                info.stateful = info.base_stateful = parent.stateful
                 info.open_base = info.open_base or parent.open_base
             elif value.kind is Kind.NAMESPACE and value.ref in MODULE_BASE_CLASSES:
                 info.kind = ClassKind.MODULE
@@ -68,8 +68,10 @@ class Classes(Part):
             elif value.kind is Kind.NAMESPACE and torch_api.nn_module(value.ref):
                 info.kind = ClassKind.MODULE
                 unknown_base = True
+                info.base_stateful = None
             elif base.keyword is None:
                 unknown_base = True
+                info.base_stateful = None
                 info.open_base = info.open_base or self._may_be_module(base.value, value, env)
         for item in statement.body.body:
             if isinstance(item, cst.FunctionDef):
@@ -167,7 +169,7 @@ class Classes(Part):
         origin = Origin("created", node)
         if info.kind is ClassKind.MODULE:
             device = UNKNOWN if info.moves_itself else CPU
-            stateful = info.stateful or self._holds_given_state(info, args)
+            stateful = self._holds_given_state(info, args)
             return Value(Kind.MODULE, device, origin, stateful=stateful, ref=info)
         instance = self._construct(info, args)
         if info.kind is ClassKind.DATASET:
@@ -200,9 +202,11 @@ class Classes(Part):
 
         A module class whose ``__init__`` stores an argument (``self.fn = fn``)
         owns state exactly when what it is given does: its ``__init__`` is run
-        again with the arguments, only when one of them is a stateful module.
+        again with the arguments when one of them is a module known to own state
+        or known not to (what ``__init__`` alone assumed of its parameters, e.g.
+        that one typed ``nn.Module`` is a model, gives way to what it is given).
         """
-        if not any(_is_state(value) and value.stateful for _, value in args.all()):
+        if not any(_is_state(value) and value.stateful is not None for _, value in args.all()):
             return info.stateful
         init = info.methods.get("__init__")
         if init is None or not self.functions.can_enter(init):
@@ -212,7 +216,10 @@ class Classes(Part):
             mark = len(self.state.events)
             attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
             del self.state.events[mark:]  # the definition's own analysis reported its events
-            self._keeps_state[key] = _stateful(attrs.values(), False, False) or info.stateful
+            unseen_base = info.base_stateful is None
+            self._keeps_state[key] = _stateful(
+                attrs.values(), bool(info.base_stateful), unseen_base
+            )
         return self._keeps_state[key]
 
     def _construct(self, info: ClassInfo, args: Args) -> Value:

@@ -17,7 +17,7 @@ from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.statements import Frame
-from devlint.core.syntax import dotted_name, is_device_name, is_loader_name, words_in
+from devlint.core.syntax import dotted_name, is_device_name, is_loader_name
 from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
 from devlint.core.values import (
     CALL_RESULT,
@@ -163,13 +163,13 @@ class Functions(Part):
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
         module_method = info.owner is not None and info.owner.kind is ClassKind.MODULE
-        tensors = self._tensor_parameters(info) if args is None else TensorParameters()
+        tensors = self._tensor_parameters(info)  # also for what a caller passes unknown
         for index, param in enumerate(ordered):
             given = positional[index] if index < len(positional) else None
-            is_input = module_method and _is_tensor_input(info, param, index)
+            is_input = module_method and info.takes_input(param, index)
             self._bind_parameter(param, given, args, env, is_input, tensors, info.passed)
         for param in params.kwonly_params:
-            is_input = module_method and _is_tensor_input(info, param, -1)
+            is_input = module_method and info.takes_input(param, -1)
             self._bind_parameter(param, None, args, env, is_input, tensors, info.passed)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
@@ -258,14 +258,6 @@ def _requires_a_module(param: cst.Param, scope: Env) -> bool:
         return False
     written = dotted_name(annotation.annotation)
     return written is not None and _qualified(scope, written) in MODULE_BASE_CLASSES
-
-
-def _is_tensor_input(info: FunctionInfo, param: cst.Param, index: int) -> bool:
-    """The first input of ``forward``, or any module-method parameter annotated as a tensor."""
-    annotation = param.annotation
-    if annotation is not None:
-        return any("Tensor" in word for word, _ in words_in(annotation.annotation))
-    return info.name == "forward" and index == 0
 
 
 def _is_static(node: cst.FunctionDef) -> bool:

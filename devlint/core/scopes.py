@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from devlint.core.binder import Env
-from devlint.core.syntax import calls_on_self, statements_on_self
+from devlint.core.syntax import calls_on_self, statements_on_self, words_in
 from devlint.core.tensor_evidence import TensorParameters
 from devlint.core.values import Value
 
@@ -39,6 +39,33 @@ class FunctionInfo:
     @property
     def name(self) -> str:
         return self.node.name.value
+
+    def takes_input(self, param: cst.Param, index: int) -> bool:
+        """Whether a parameter of this module method (``index`` among those after ``self``;
+        -1 for keyword-only) is a tensor input: the first of ``forward``, or any annotated
+        as a tensor. Such inputs live on the module's device."""
+        annotation = param.annotation
+        if annotation is not None:
+            return any("Tensor" in word for word, _ in words_in(annotation.annotation))
+        return self.name == "forward" and index == 0
+
+    def inputs_given(self, args: Args) -> list[tuple[cst.BaseExpression, Value]]:
+        """The arguments of a call to this ``forward`` that it takes as tensor inputs."""
+        params = [*self.node.params.posonly_params, *self.node.params.params][1:]
+        named = {param.name.value: index for index, param in enumerate(params)}
+        named.update({param.name.value: -1 for param in self.node.params.kwonly_params})
+        kwonly = {param.name.value: param for param in self.node.params.kwonly_params}
+        chosen = [
+            given
+            for index, given in enumerate(args.positional)
+            if index < len(params) and self.takes_input(params[index], index)
+        ]
+        for name, given in args.keywords.items():
+            index = named.get(name)
+            param = params[index] if index is not None and index >= 0 else kwonly.get(name)
+            if param is not None and self.takes_input(param, index):
+                chosen.append(given)
+        return chosen
 
     @cached_property
     def statements_on_self(self) -> list[tuple[cst.CSTNode, str]]:
@@ -74,6 +101,7 @@ class ClassInfo:
     _stateful: bool | None = None
     _moves_itself: bool = False
     open_base: bool = False
+    base_stateful: bool | None = False  # whether its bases own state (None: one may)
     settle: Callable[[], None] | None = field(default=None, repr=False)
 
     @property

@@ -15,7 +15,7 @@ from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import availability_test, device_test, no_accelerator, place
 from devlint.core.imports import ModuleScope, module_value
-from devlint.core.lattice import Concrete, is_known
+from devlint.core.lattice import UNKNOWN, Concrete, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.state import AnalysisState, Part, Parts
 from devlint.core.syntax import (
@@ -28,6 +28,7 @@ from devlint.core.syntax import (
 from devlint.core.values import (
     BUFFER,
     NONE_VALUE,
+    PARAMETER,
     UNKNOWN_VALUE,
     Kind,
     Origin,
@@ -347,6 +348,7 @@ class Flow(Part):
             path = dotted_name(target)
             if path is not None:
                 env.set(path, _keeps_registration(env.get(path), value))
+                _replace_state_of_module(path, value, env)
             else:
                 self.expressions.eval(target.value, env)
         elif isinstance(target, cst.Subscript):
@@ -667,3 +669,20 @@ def _attribute_of_instance(path: str, env: Env) -> Value | None:
     if base.keys is not None and name in base.keys:
         return base.items[base.keys.index(name)]
     return base.ref.attrs.get(name)
+
+
+def _replace_state_of_module(path: str, value: Value, env: Env) -> None:
+    """``lin.w.weight = nn.Parameter(t)``, ``model.head = other``: a module given state
+    that lives elsewhere is no longer where it was created or moved (all of it may have
+    been replaced): its device becomes unknown."""
+    if value.ref not in (PARAMETER, BUFFER) and not (value.kind is Kind.MODULE and value.stateful):
+        return
+    root = path.split(".", 1)[0]
+    module = env.get(root)
+    if (
+        module is not None
+        and module.kind in (Kind.MODULE, Kind.WRAPPER)
+        and is_known(module.device)
+        and module.device != value.device
+    ):
+        env.update(root, module.with_device(UNKNOWN, None))
