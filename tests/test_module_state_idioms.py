@@ -186,3 +186,84 @@ def test_an_attribute_set_again_as_init_did_keeps_its_value() -> None:
 
 def test_cpu_is_still_the_only_default() -> None:
     assert revealed(PRELUDE + "reveal(torch.FloatTensor([1.0]))") == CPU
+
+
+TYPED_WRAPPER = """\
+    import torch
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self, module: torch.nn.Module, properties):
+            super().__init__()
+            self.module = module
+
+        def forward(self, x, context):
+            return self.module(x)
+
+    class Identity(torch.nn.Module):
+        def forward(self, x):
+            return x
+
+    def run(device):
+        wrapper = Wrapper(WRAPPED, 3)
+        return wrapper(torch.ones(2, device=device), None)
+    """
+
+
+def test_a_wrapper_typed_for_a_model_owns_only_what_it_is_given() -> None:
+    """speechbrain's StreamingFeatureWrapper(DummySumModule(), props): a `module:
+    nn.Module` parameter is assumed to be a model until a call says otherwise."""
+    assert codes(TYPED_WRAPPER.replace("WRAPPED", "Identity()")) == []
+    assert codes(TYPED_WRAPPER.replace("WRAPPED", "torch.nn.Linear(2, 2)")) == [("DVL102", 17)]
+
+
+REPLACED_WEIGHT = """\
+    import torch
+
+    class Linear(torch.nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.w = torch.nn.Linear(size, size, bias=False)
+
+        def forward(self, x):
+            return self.w(x)
+
+    def test_linear(device):
+        inputs = torch.rand(1, 4, device=device)
+        layer = Linear(4)
+        REPLACE
+        return layer(inputs)
+    """
+
+
+def test_a_module_given_parameters_from_elsewhere_is_on_an_unknown_device() -> None:
+    """speechbrain's test_linear: `lin.w.weight = nn.Parameter(torch.eye(n, device=d))`."""
+    replaced = "layer.w.weight = torch.nn.Parameter(torch.eye(4, device=device))"
+    assert codes(REPLACED_WEIGHT.replace("REPLACE", replaced)) == []
+    assert codes(REPLACED_WEIGHT.replace("REPLACE", "layer.name = 'w'")) == [("DVL102", 15)]
+
+
+LOCATED_FORWARD = """\
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 3, 3)
+
+        def forward(self, x, locations):
+            return self.conv(x)[:, :, int(locations[0][0]):]
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    net = Net().to(device)
+    locations = torch.zeros(1, 4)
+    face = torch.zeros(1, 3, 8, 8)
+    net(FACE, locations)
+    """
+
+
+def test_a_visible_module_takes_as_inputs_what_its_forward_does() -> None:
+    """BasicSR's DFDNet: `net(face, part_locations)` with the locations on the cpu used as
+    numbers in forward; only its first input lives on the module's device."""
+    assert codes(LOCATED_FORWARD.replace("FACE", "face.to(device)")) == []
+    assert codes(LOCATED_FORWARD.replace("FACE", "face")) == [("DVL102", 16)]

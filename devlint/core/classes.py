@@ -91,6 +91,8 @@ class Classes(Part):
             self._analyse_init(info, init, unknown_base)
         elif unknown_base:
             info.stateful = None
+        elif init is None and info.kind is ClassKind.MODULE:
+            info.stateful = info.base_stateful  # `class Identity(nn.Module)` owns nothing
         overrides = {name for name, method in info.methods.items() if method.owner is info}
         for method in info.methods.values():
             if method.owner is info and method is not init:
