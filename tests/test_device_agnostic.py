@@ -601,3 +601,20 @@ def test_torchaudio_transform_without_a_buffer_follows_its_input():
             return torchaudio.transforms.AmplitudeToDB()(spec)
         """
     assert lines_and_codes(source, places=True) == []
+
+
+@pytest.mark.parametrize(("picks_gpu", "expected"), [(False, [(4, "DVL101")]), (True, [])])
+def test_bare_cuda_is_the_chosen_gpu_in_a_program_that_sets_its_device(picks_gpu, expected):
+    # microsoft/LoRA gpt2_beam: `lm_net.cuda()` after parse_gpu's torch.cuda.set_device
+    source = """\
+        import torch
+
+        def knn(train_labels, k, num_classes):
+            one_hot = torch.zeros(k, num_classes).cuda()
+            one_hot.scatter_(1, train_labels.view(1, -1), 1)
+            return one_hot
+
+        SET_DEVICE
+        """
+    source = source.replace("SET_DEVICE", "torch.cuda.set_device(0)" if picks_gpu else "")
+    assert lines_and_codes(source, places=True) == expected

@@ -259,27 +259,3 @@ def test_a_model_with_an_offload_hook_is_anywhere():
     assert codes(
         source.replace('    cpu_offload(model, execution_device=torch.device("cuda"))\n', "")
     ) == [(6, "DVL102")]
-
-
-def test_an_unknown_argument_is_what_the_callees_code_shows() -> None:
-    """speechbrain: `padding_mask = make_padding_mask(x)` for an `x` the file cannot see
-    is made on x's device, which its caller chooses (x.numpy() shows it is the cpu)."""
-    source = textwrap.dedent(
-        """\
-        import torch
-
-        def make_padding_mask(x):
-            return torch.arange(x.size(1), device=x.device) < 3
-
-        def test_normalization(sample_data):
-            x, lengths = sample_data
-            padding_mask = make_padding_mask(x)
-            return x.numpy(), padding_mask.numpy()
-
-        def run():
-            x = torch.zeros(2, 3, device="cuda")
-            return make_padding_mask(x).numpy()
-        """
-    )
-    found = lint_source(source, "example.py", Settings())
-    assert [(d.code, d.line) for d in found] == [("DVL202", 13)]

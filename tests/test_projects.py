@@ -16,7 +16,7 @@ import pytest
 from expectations import parse_expectations
 
 from devlint.config import DEFAULT_SETTINGS
-from devlint.engine import lint_source
+from devlint.engine import lint_file, lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = sorted(path for path in (ROOT / "fixtures" / "projects").iterdir() if path.is_dir())
@@ -73,3 +73,19 @@ def test_an_inherited_forward_names_the_base_class_file() -> None:
         "(an input of the module at fixtures/projects/base_class_across_files/base.py:8)"
         in (finding["message"])
     )
+
+
+def test_another_files_names_mean_nothing_in_the_importing_file(tmp_path: Path) -> None:
+    """speechbrain's make_padding_mask(x): the mask is made on the device of the helper's
+    `x`; the test's own `x` is not that name, and what it is the test cannot see."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "masks.py").write_text(
+        "import torch\n\n\ndef padding_mask(x, device=None):\n"
+        "    return torch.arange(x.size(1), device=x.device) < 3\n"
+    )
+    test = tmp_path / "test_masks.py"
+    test.write_text(
+        "from masks import padding_mask\n\n\ndef test_mask(sample_data):\n"
+        "    x, lengths = sample_data\n    return x.numpy(), padding_mask(x).numpy()\n"
+    )
+    assert lint_file(test) == []

@@ -121,8 +121,11 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
 
     A hard-coded accelerator counts only where the code names it literally
     (``.cuda()``, ``device="cuda"``), not where it flowed in from a caller's
-    context. A cpu value meets a tensor parameter's device only when it was made
-    in the same function, in a file that places tensors at all: values from
+    context, and a bare ``.cuda()`` not at all in a program that picks its
+    process's GPU (``torch.cuda.set_device``, maybe in a helper it calls): there
+    it is the device chosen at run time. A cpu value meets a tensor parameter's
+    device only when it was made in the same function, in a file that places
+    tensors at all: values from
     elsewhere (attributes of classes whose base is not visible, globals) and
     CPU-only data code stay silent.
     """
@@ -133,6 +136,7 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
     if is_hard_coded_accelerator(clash.first.value.device):
         return (
             facts.runtime_device  # GPU-only code hard-codes `.cuda()` everywhere, consistently
+            and not (facts.sets_cuda_device and clash.first.value.device == Concrete("cuda"))
             and (device.tensor or device == MODULE_DEVICE)
             and origin is not None
             and origin.subject is None

@@ -193,7 +193,8 @@ class Expressions(Part):
         if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
             self.state.places_tensors = True
             path = dotted_name(node)
-            if path is not None:
+            if path is not None and self.state.code_home() is None:
+                # in another file's code `x.device` names that file's `x`: unknown here
                 self.state.runtime_device = True
                 return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
         if (

@@ -163,14 +163,14 @@ class Functions(Part):
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
         module_method = info.owner is not None and info.owner.kind is ClassKind.MODULE
-        tensors = self._tensor_parameters(info)  # also for what a caller passes unknown
+        tensors = self._tensor_parameters(info) if args is None else TensorParameters()
         for index, param in enumerate(ordered):
             given = positional[index] if index < len(positional) else None
             is_input = module_method and info.takes_input(param, index)
-            self._bind_parameter(param, given, args, env, is_input, tensors, info.passed)
+            self._bind_parameter(info, param, given, args, env, is_input, tensors)
         for param in params.kwonly_params:
             is_input = module_method and info.takes_input(param, -1)
-            self._bind_parameter(param, None, args, env, is_input, tensors, info.passed)
+            self._bind_parameter(info, param, None, args, env, is_input, tensors)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 env.set(star.name.value, UNKNOWN_VALUE)
@@ -189,24 +189,25 @@ class Functions(Part):
 
     def _bind_parameter(
         self,
+        info: FunctionInfo,
         param: cst.Param,
         given,
         args: Args | None,
         env: Env,
         is_input: bool,
         tensors: TensorParameters,
-        passed: set[str],
     ) -> None:
         name = param.name.value
         if given is None and args is not None:
             given = args.keywords.get(name)
         value = given[1] if given is not None else None
         if value is not None and any(is_known(part.device) for part in parts(value)):
-            passed.add(name)  # a caller here says where it lives: its context covers it
+            info.passed.add(name)  # a caller here says where it lives: its context covers it
         if value is None and args is not None and param.default is not None:
             value = self.expressions.eval(param.default, env.parent or env)
         if value is None or (value.kind is Kind.UNKNOWN and not is_known(value.device)):
-            value = self._unknown_parameter(name, param, is_input, tensors)
+            here = info.home is None or info.home is self.state.home
+            value = self._unknown_parameter(name, param, is_input, tensors, here)
             if value is UNKNOWN_VALUE and _requires_a_module(param, env.parent or env):
                 value = used_as_module(
                     Value(Kind.UNKNOWN, origin=Origin("passed in as {}", param, param.name))
@@ -214,14 +215,15 @@ class Functions(Part):
         env.set(name, value)
 
     def _unknown_parameter(
-        self, name: str, param: cst.Param, is_input: bool, tensors: TensorParameters
+        self, name: str, param: cst.Param, is_input: bool, tensors: TensorParameters, here: bool
     ) -> Value:
         """What a parameter holds when the caller is unknown.
 
         A module's tensor inputs live on the module's device (that is how the
         module is meant to be called); any other parameter the code shows to be
         a tensor (or a sequence of tensors) lives on a device the caller
-        chooses, ``<name>.device``; otherwise the name is the only clue.
+        chooses, ``<name>.device``; otherwise the name is the only clue, in this
+        file (``here``): another file's parameter names nothing here.
         """
         if is_input:
             origin = Origin("an input of the module", param)
@@ -230,7 +232,7 @@ class Functions(Part):
             origin = Origin("passed in as {}", param, param.name)
             tensor = Value(Kind.TENSOR, Symbol(f"{name}.device", tensor=True), origin)
             return tensor if name in tensors.tensors else Value(Kind.SEQUENCE, element=tensor)
-        if is_device_name(name, self.state.device_names):
+        if here and is_device_name(name, self.state.device_names):
             self.state.runtime_device = True
             return Value(Kind.DEVICE, Symbol(name), Origin("passed in as {}", param, param.name))
         if is_loader_name(name):

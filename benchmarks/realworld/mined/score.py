@@ -29,8 +29,9 @@ finding (notices ``DVL001``-``DVL004`` do not count) starts inside its line
 range. The fixed file is linted the same way; a finding inside the
 corresponding range is *still reported after the fix*.
 
-Prints recall (found / cases) overall, by category and on the one-file
-cases, for both selections, then the cases still reported after the fix.
+Prints recall (found / cases) overall, by category, on the one-file cases
+and on the cases that need another file (overall and by category), for both
+selections, then the cases still reported after the fix.
 Exits 0 whatever it finds; 2 only when ``bugs.json`` is malformed.
 """
 
@@ -251,6 +252,9 @@ def _summary(results: list[dict]) -> dict:
             groups["all cases"].append(row)
             if row["one_file"]:
                 groups["one-file cases"].append(row)
+            else:
+                groups["cases that need another file"].append(row)
+                groups[f"another file, category: {row['category']}"].append(row)
             groups[f"category: {row['category']}"].append(row)
         table = {}
         for name, rows in groups.items():
@@ -269,7 +273,14 @@ def _print(report: dict, verbose: bool) -> None:
         print(f"  {'':<64} {'cases':>5} {'found':>5} {'recall':>6} {'after fix':>9}")
         table = report["summary"][selection]
         categories = sorted(k for k in table if k.startswith("category:"))
-        order = ["all cases", "one-file cases", *categories]
+        elsewhere = sorted(k for k in table if k.startswith("another file, category:"))
+        order = [
+            "all cases",
+            "one-file cases",
+            "cases that need another file",
+            *categories,
+            *elsewhere,
+        ]
         for name in order:
             if name not in table:
                 continue
