@@ -1,6 +1,6 @@
 """Lint and fix functions whose process dies on marked files, for the worker-crash tests.
 
-``lint_or_die`` stands in for ``devlint.engine.lint_file``, ``fix_or_die``
+``lint_or_die`` stands in for ``devlint.frontends.cli.lint_file``, ``fix_or_die``
 for ``devlint.fix.fix_file``: a file holding a line ``# die: SIGSEGV`` (or
 any other signal's name) makes the process send itself that signal, the way
 a crash in LibCST's native parser (SIGSEGV) or the OOM killer (SIGKILL) ends
@@ -23,10 +23,10 @@ import resource
 import signal
 from pathlib import Path
 
+from devlint.cache import Linted
 from devlint.config import Settings
-from devlint.diagnostic import Diagnostic
-from devlint.engine import lint_file
 from devlint.fix import FixResult, fix_file
+from devlint.frontends.cli import lint_file
 
 LOG_ENV = "DYING_LINT_LOG"
 _PARENT_ENV = "DYING_LINT_PARENT"
@@ -34,7 +34,7 @@ os.environ.setdefault(_PARENT_ENV, str(os.getpid()))  # inherited by every worke
 _MARKER = re.compile(rb"^# die: (\w+)(?: (\d+))?$", re.MULTILINE)
 
 
-def lint_or_die(path: Path, settings: Settings) -> list[Diagnostic]:
+def lint_or_die(path: Path, settings: Settings) -> Linted:
     _die_if_marked(path)
     return lint_file(path, settings)
 

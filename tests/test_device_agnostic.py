@@ -603,9 +603,26 @@ def test_torchaudio_transform_without_a_buffer_follows_its_input():
     assert lines_and_codes(source, places=True) == []
 
 
-@pytest.mark.parametrize(("picks_gpu", "expected"), [(False, [(4, "DVL101")]), (True, [])])
-def test_bare_cuda_is_the_chosen_gpu_in_a_program_that_sets_its_device(picks_gpu, expected):
-    # microsoft/LoRA gpt2_beam: `lm_net.cuda()` after parse_gpu's torch.cuda.set_device
+@pytest.mark.parametrize(("picks_gpu", "expected"), [(False, [(5, "DVL101")]), (True, [])])
+def test_bare_cuda_is_the_gpu_a_program_that_sets_its_device_moved_its_data_to(picks_gpu, expected):
+    # microsoft/LoRA gpt2_beam: `lm_net.cuda()` meets a query moved `.to(args.device)`, after
+    # parse_gpu called torch.cuda.set_device(local_rank) and set args.device to that GPU
+    source = """\
+        import torch
+
+        def beam(query, args):
+            query = query.to(args.device)
+            scores = torch.zeros(3).cuda()
+            return scores + query
+
+        SET_DEVICE
+        """
+    source = source.replace("SET_DEVICE", "torch.cuda.set_device(0)" if picks_gpu else "")
+    assert lines_and_codes(source, places=True) == expected
+
+
+def test_bare_cuda_still_meets_a_tensor_passed_in_after_set_device():
+    # dino eval_knn (a mined bug): the caller's labels may be on the cpu whatever GPU is set
     source = """\
         import torch
 
@@ -614,7 +631,6 @@ def test_bare_cuda_is_the_chosen_gpu_in_a_program_that_sets_its_device(picks_gpu
             one_hot.scatter_(1, train_labels.view(1, -1), 1)
             return one_hot
 
-        SET_DEVICE
+        torch.cuda.set_device(0)
         """
-    source = source.replace("SET_DEVICE", "torch.cuda.set_device(0)" if picks_gpu else "")
-    assert lines_and_codes(source, places=True) == expected
+    assert lines_and_codes(source, places=True) == [(4, "DVL101")]

@@ -23,13 +23,16 @@ import pytest
 from snippets import DISCARDED, MIXED
 
 from devlint import workers
-from devlint.engine import lint_file
 from devlint.fix import fix_file
 from devlint.frontends import cli
 
 FILES = 60
 CHUNK = 7  # FILES // (2 jobs * 4)
 DIED = "DVL003 internal error: the worker process died while linting this file"
+
+
+REAL_LINT_FILE = cli.lint_file
+"""The CLI's own lint function, before a test replaces it with ``lint_or_die``."""
 
 
 def make_project(root: Path, dying: dict[int, str]) -> list[str]:
@@ -58,7 +61,7 @@ def normal_reports(
 ) -> dict[str, list[str]]:
     """What the real linter, in this process, reports for ``names``."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cli, "lint_file", lint_file)
+        patch.setattr(cli, "lint_file", REAL_LINT_FILE)
         cli.main(["check", "--no-cache", "--jobs", "1", *(str(root / name) for name in names)])
     return reports(capsys.readouterr().out)
 

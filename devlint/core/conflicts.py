@@ -121,11 +121,11 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
 
     A hard-coded accelerator counts only where the code names it literally
     (``.cuda()``, ``device="cuda"``), not where it flowed in from a caller's
-    context, and a bare ``.cuda()`` not at all in a program that picks its
-    process's GPU (``torch.cuda.set_device``, maybe in a helper it calls): there
-    it is the device chosen at run time. A cpu value meets a tensor parameter's
-    device only when it was made in the same function, in a file that places
-    tensors at all: values from
+    context, and not against a value the program moved to its device variable
+    when it picks its process's GPU (``torch.cuda.set_device``, maybe in a
+    helper it calls): a bare ``.cuda()`` is then that same GPU. A cpu value
+    meets a tensor parameter's device only when it was made in the same
+    function, in a file that places tensors at all: values from
     elsewhere (attributes of classes whose base is not visible, globals) and
     CPU-only data code stay silent.
     """
@@ -136,7 +136,7 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
     if is_hard_coded_accelerator(clash.first.value.device):
         return (
             facts.runtime_device  # GPU-only code hard-codes `.cuda()` everywhere, consistently
-            and not (facts.sets_cuda_device and clash.first.value.device == Concrete("cuda"))
+            and not _moved_to_the_chosen_gpu(clash, facts)
             and (device.tensor or device == MODULE_DEVICE)
             and origin is not None
             and origin.subject is None
@@ -149,6 +149,19 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
         and function is not None
         and origin is not None
         and inside(facts, origin.node, function.body)
+    )
+
+
+def _moved_to_the_chosen_gpu(clash: Clash, facts: Facts) -> bool:
+    """``x.cuda()`` meeting ``y.to(args.device)`` in a program that calls
+    ``torch.cuda.set_device``: both are this process's GPU (a tensor passed in, which
+    may be on the cpu, is another matter)."""
+    origin = clash.second.value.origin
+    return (
+        facts.sets_cuda_device
+        and clash.first.value.device == Concrete("cuda")
+        and origin is not None
+        and origin.verb.startswith("moved to")
     )
 
 
