@@ -264,6 +264,35 @@ LOCATED_FORWARD = """\
 
 def test_a_visible_module_takes_as_inputs_what_its_forward_does() -> None:
     """BasicSR's DFDNet: `net(face, part_locations)` with the locations on the cpu used as
-    numbers in forward; only its first input lives on the module's device."""
+    numbers in forward; they are not inputs that live on the module's device."""
     assert codes(LOCATED_FORWARD.replace("FACE", "face.to(device)")) == []
     assert codes(LOCATED_FORWARD.replace("FACE", "face")) == [("DVL102", 16)]
+
+
+CRITIC = """\
+    import torch
+    from torch import nn
+
+    class Critic(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn.Linear(4, 1)
+
+        def forward(self, state, action):
+            return self.l1(torch.cat([state, action], 1))
+
+    def update(critic, replay_buffer, device):
+        state = replay_buffer.sample()
+        action = torch.zeros(2, 2, device=device)
+        return critic(state, action)
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    update(CRITIC, None, device)
+    """
+
+
+def test_a_later_argument_its_forward_uses_as_a_tensor_is_an_input() -> None:
+    """sfujim/TD3 (a mutant): `critic_target(next_state, next_action)` with the critic left on
+    the cpu; forward concatenates both arguments, so the second is an input too."""
+    assert codes(CRITIC.replace("CRITIC", "Critic().to(device)")) == []
+    assert codes(CRITIC.replace("CRITIC", "Critic()")) == [("DVL102", 15)]

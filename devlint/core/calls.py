@@ -628,11 +628,20 @@ class Calls(Part):
 
     def module_call(self, node: cst.Call, module: Value, args: Args) -> Value:
         """A layer, model or loss called with inputs; its output lives where it computes."""
-        inputs = torch_model.module_inputs(module, args)
+        inputs = torch_model.module_inputs(module, args, self._forward_inputs(module, args))
         self.state.record(
             ModuleCall(node, Operand(node.func, module), tuple(inputs), self.flow.function)
         )
         return torch_model.module_output(module, inputs)
+
+    def _forward_inputs(
+        self, module: Value, args: Args
+    ) -> list[tuple[cst.BaseExpression, Value]] | None:
+        """What a visible module's ``forward`` takes as inputs of this call (None: unseen)."""
+        forward = module.ref.methods.get("forward") if isinstance(module.ref, ClassInfo) else None
+        if forward is None or args.starred or args.unpacked:
+            return None
+        return forward.inputs_given(args, self.functions.tensor_evidence(forward).tensors)
 
 
 def _sets_up_distributed(name: str | None) -> bool:

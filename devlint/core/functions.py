@@ -183,9 +183,13 @@ class Functions(Part):
         left to those calls: the function's context-free run would otherwise
         report a helper only ever called with cpu tensors.
         """
+        return self.tensor_evidence(info).without(info.passed)
+
+    def tensor_evidence(self, info: FunctionInfo) -> TensorParameters:
+        """The parameters the function's own code shows to be tensors (computed once)."""
         if info.tensor_params is None:
             info.tensor_params = tensor_parameters(info.node, partial(_qualified, info.closure))
-        return info.tensor_params.without(info.passed)
+        return info.tensor_params
 
     def _bind_parameter(
         self,

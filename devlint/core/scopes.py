@@ -49,8 +49,12 @@ class FunctionInfo:
             return any("Tensor" in word for word, _ in words_in(annotation.annotation))
         return self.name == "forward" and index == 0
 
-    def inputs_given(self, args: Args) -> list[tuple[cst.BaseExpression, Value]]:
-        """The arguments of a call to this ``forward`` that it takes as tensor inputs."""
+    def inputs_given(
+        self, args: Args, tensors: frozenset[str] | set[str]
+    ) -> list[tuple[cst.BaseExpression, Value]]:
+        """The arguments of a call to this ``forward`` that it takes as tensor inputs: those
+        ``takes_input`` names, and the parameters its code shows to be tensors (``tensors``:
+        ``torch.cat([state, action])``), not the ones it uses as numbers or indices."""
         params = [*self.node.params.posonly_params, *self.node.params.params][1:]
         named = {param.name.value: index for index, param in enumerate(params)}
         named.update({param.name.value: -1 for param in self.node.params.kwonly_params})
@@ -58,12 +62,13 @@ class FunctionInfo:
         chosen = [
             given
             for index, given in enumerate(args.positional)
-            if index < len(params) and self.takes_input(params[index], index)
+            if index < len(params)
+            and (self.takes_input(params[index], index) or params[index].name.value in tensors)
         ]
         for name, given in args.keywords.items():
             index = named.get(name)
             param = params[index] if index is not None and index >= 0 else kwonly.get(name)
-            if param is not None and self.takes_input(param, index):
+            if param is not None and (self.takes_input(param, index) or name in tensors):
                 chosen.append(given)
         return chosen
 

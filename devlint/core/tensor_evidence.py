@@ -4,12 +4,13 @@ A parameter whose caller is unknown is taken for a tensor (on a device the
 caller chooses) only with evidence in the function: an annotation naming
 ``Tensor``, an attribute or method only tensors have (``x.device``,
 ``x.size(1)``, ``x.unsqueeze(0)``), or being the input of a torch operation
-(``torch.matmul(x, w)``, ``F.pad(x, ...)``). Attributes NumPy arrays, lists,
-strings or modules share with tensors (``shape``, ``sum``, ``to``, ``float``)
-are no evidence: Python numbers and arrays taken for tensors are a known source
-of false findings. A parameter whose items the code shows to be tensors (``for t
-in feats: t.size(0)``, ``a, b = pair; a.unsqueeze(0)``) is a sequence of tensors
-on a device the caller chooses.
+(``torch.matmul(x, w)``, ``F.pad(x, ...)``, a member of ``torch.cat([x, y])``).
+Attributes NumPy arrays, lists, strings or modules share with tensors
+(``shape``, ``sum``, ``to``, ``float``) are no evidence: Python numbers and
+arrays taken for tensors are a known source of false findings. A parameter
+whose items the code shows to be tensors (``for t in feats: t.size(0)``,
+``a, b = pair; a.unsqueeze(0)``) is a sequence of tensors on a device the
+caller chooses.
 """
 
 from __future__ import annotations
@@ -137,13 +138,17 @@ def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
     if not call.args or call.args[0].keyword is not None or call.args[0].star:
         return
     first = call.args[0].value
-    if not isinstance(first, cst.Name):
+    if not isinstance(first, cst.Name | cst.List | cst.Tuple):
         return
     written = dotted_name(func)
     qualname = resolve(written) if written is not None else None
     spec = torch_api.torch_function(qualname) if qualname is not None else None
-    if spec is not None and spec.kind in _OPERATIONS and spec.tensor_params:
+    if spec is None or spec.kind not in _OPERATIONS or not spec.tensor_params:
+        return
+    if isinstance(first, cst.Name):
         yield first.value
+    elif spec.sequence_param:  # `torch.cat([state, action], 1)`: each one a tensor
+        yield from (e.value.value for e in first.elements if isinstance(e.value, cst.Name))
 
 
 def _annotated_tensor(param: cst.Param) -> bool:

@@ -15,7 +15,7 @@ import libcst as cst
 from devlint.core import torch_api
 from devlint.core.events import Facts, Operand
 from devlint.core.lattice import CPU, Concrete, Device, is_known
-from devlint.core.scopes import Args, ClassInfo
+from devlint.core.scopes import Args
 from devlint.core.syntax import last_name, string_value
 from devlint.core.torch_api import CallKind, CallSpec
 from devlint.core.values import (
@@ -270,15 +270,15 @@ def module_container(node: cst.Call, args: Args) -> Value:
     return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=ref)
 
 
-def module_inputs(module: Value, args: Args) -> list[Operand]:
-    """The tensors a module call receives, as arguments, in lists or unpacked."""
+def module_inputs(
+    module: Value, args: Args, forward_inputs: list[tuple[cst.BaseExpression, Value]] | None
+) -> list[Operand]:
+    """The tensors a module call receives, as arguments, in lists or unpacked;
+    ``forward_inputs``: the arguments a visible ``forward`` takes as inputs, if known."""
     inputs: list[Operand] = []
-    given_inputs = args.all()
-    forward = module.ref.methods.get("forward") if isinstance(module.ref, ClassInfo) else None
+    given_inputs = args.all() if forward_inputs is None else forward_inputs
     if module.ref == USED_AS_MODULE:  # of a model we cannot see, only the first input is
         given_inputs = given_inputs[:1]  # surely data: others may be lengths, boxes, indices
-    elif forward is not None and not args.starred and not args.unpacked:
-        given_inputs = forward.inputs_given(args)  # what its forward takes as inputs
     for given in given_inputs:
         if is_tensor_like(given[1]):
             inputs.append(Operand(*given))
