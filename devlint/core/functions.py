@@ -132,6 +132,8 @@ class Functions(Part):
         """Run a function's body, then analyse the functions it defines."""
         self.pending.append([])
         self.state.running_homes.append(info.home)
+        if info.home is not None and info.home is not self.state.home:
+            self.state.note_import(info.home)  # messages may name its lines
         try:
             frame = self.flow.run_body(info.node, env)
         finally:
