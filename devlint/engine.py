@@ -114,7 +114,8 @@ def lint_report(
         return LintReport([notice(path, TOO_COMPLEX, f"{problem} (skipped)")])
     try:
         module = importer.parsed(source) if importer is not None else None
-        module = module or cst.parse_module(source)
+        if module is None:  # not parsed yet for a file importing it
+            module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         message = f"cannot parse: {error.message} (not analysed)"
         return LintReport(

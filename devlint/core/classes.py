@@ -97,14 +97,9 @@ class Classes(Part):
         for method in info.methods.values():
             if method.owner is info and method is not init:
                 self.functions.defer(method)
-            elif method.owner is not info and self._calls_hook(info, method, overrides):
+            elif method.owner is not info and _calls_hook(info, method, overrides):
                 self.functions.defer(replace(method, owner=info))
         return env
-
-    def _calls_hook(self, info: ClassInfo, method: FunctionInfo, overrides: set[str]) -> bool:
-        """A base's method (``forward``) calling a hook this module class fills in: it is run
-        again with this class's attributes."""
-        return info.kind is ClassKind.MODULE and bool(method.calls_on_self & overrides)
 
     def _may_be_module(self, node: cst.BaseExpression, value: Value, env: Env) -> bool:
         """Whether a base the file does not define may be an ``nn.Module`` subclass.
@@ -242,6 +237,12 @@ class Classes(Part):
         instance = Value(Kind.INSTANCE, ref=info, keys=tuple(merged), items=tuple(merged.values()))
         self._instances[key] = (instance, self.state.events[mark:])
         return instance
+
+
+def _calls_hook(info: ClassInfo, method: FunctionInfo, overrides: set[str]) -> bool:
+    """A base's method (``forward``) calling a hook this module class fills in: it is run
+    again with this class's attributes."""
+    return info.kind is ClassKind.MODULE and bool(method.calls_on_self & overrides)
 
 
 def _is_state(value: Value) -> bool:

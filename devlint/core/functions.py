@@ -152,8 +152,8 @@ class Functions(Part):
             return False
         if info.home is None or info.home is self.state.home:
             return True
-        home = self.state.home
-        elsewhere = sum(1 for running in self.state.running_homes if running not in (None, home))
+        homes = (None, self.state.home)
+        elsewhere = sum(1 for home in self.state.running_homes if home not in homes)
         return elsewhere < MAX_DEPTH_ELSEWHERE
 
     def bind_parameters(self, info: FunctionInfo, args: Args | None, receiver: Value | None) -> Env:
