@@ -60,7 +60,7 @@ from pathlib import Path
 
 from devlint import __version__
 from devlint.config import Settings
-from devlint.decoding import decode_source, split_lines
+from devlint.decoding import lines_of_data
 from devlint.diagnostic import Diagnostic
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES
 from devlint.reading import content_digest, read_regular_file
@@ -352,9 +352,9 @@ def _diagnostics_of(entry: object, key: str, name: str, data: bytes) -> list[Dia
         raise ValueError("an entry for another file")
     diagnostics = _decode(entry["diagnostics"], tuple[Diagnostic, ...])
     if diagnostics:  # most files have none: nothing to decode
-        lines = _lines_of(data)
+        lines = lines_of_data(data, name) or {None: [""]}  # undecodable: a notice at 1:1
         for diagnostic in diagnostics:
-            _check_fits(diagnostic, name, lines)
+            _check_fits(diagnostic, name, lines.get(diagnostic.cell, []))
     return list(diagnostics)
 
 
@@ -397,13 +397,6 @@ def _decode(value: object, kind: typing.Any) -> typing.Any:
 def _field_types(kind: type) -> dict[str, typing.Any]:
     hints = typing.get_type_hints(kind)
     return {field.name: hints[field.name] for field in dataclasses.fields(kind)}
-
-
-def _lines_of(data: bytes) -> list[str]:
-    """The file's lines as diagnostics count them; one empty line if it cannot be decoded
-    (its only diagnostic is then a notice at 1:1)."""
-    source, _ = decode_source(data)
-    return split_lines(source) if source is not None else [""]
 
 
 def _check_fits(diagnostic: Diagnostic, name: str, lines: list[str]) -> None:

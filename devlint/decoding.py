@@ -10,7 +10,12 @@ import re
 import tokenize
 from io import BytesIO
 
+from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
 from devlint.reading import read_regular_file
+
+Lines = dict[int | None, list[str]]
+"""A file's lines by cell: ``{None: lines}`` for Python, ``{cell number: lines}`` for a
+notebook (and ``None: [""]``, where notices about the whole notebook sit)."""
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -30,14 +35,25 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     return text.removeprefix("\ufeff"), ""
 
 
-def read_lines(path: str) -> list[str] | None:
+def read_lines(path: str) -> Lines | None:
     """A file's lines, without their endings, as the engine decodes it; None if it cannot be
     read or decoded (output quotes reported lines from it)."""
     try:
-        source, _ = decode_source(read_regular_file(path))
+        return lines_of_data(read_regular_file(path), path)
     except OSError:
         return None
-    return None if source is None else split_lines(source)
+
+
+def lines_of_data(data: bytes, name: str) -> Lines | None:
+    """``read_lines`` of a file's bytes; ``name`` says whether it is a notebook."""
+    if is_notebook(name):
+        try:
+            notebook = read_notebook(data)
+        except NotebookError:
+            return None
+        return {None: [""]} | {cell.number: split_lines(cell.source) for cell in notebook.cells}
+    source, _ = decode_source(data)
+    return None if source is None else {None: split_lines(source)}
 
 
 def split_lines(source: str) -> list[str]:

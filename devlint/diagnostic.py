@@ -51,7 +51,8 @@ class Diagnostic:
     """A finding. Lines are 1-based, columns 0-based code points (flake8's convention).
 
     Front ends convert: the CLI and JSON print 1-based columns, flake8 adds 1
-    itself, LSP converts to UTF-16.
+    itself, LSP converts to UTF-16. In a notebook, ``cell`` is the cell's number
+    (every cell counted from 1, markdown too) and lines count from the cell's first.
     """
 
     path: str
@@ -64,11 +65,18 @@ class Diagnostic:
     severity: Severity = Severity.ERROR
     fix: SuggestedFix | None = field(default=None, compare=False)
     related: tuple[RelatedPlace, ...] = field(default=(), compare=False)
+    cell: int | None = None
+
+    @property
+    def place(self) -> tuple[str, int, int, int]:
+        """Where it is, in reading order: file, cell (0 outside notebooks), line, column."""
+        return (self.path, self.cell or 0, self.line, self.column)
 
     def to_json(self) -> dict[str, object]:
         """The JSON object of ``devlint check --format json`` (1-based columns)."""
         return {
             "path": self.path,
+            **({"cell": self.cell} if self.cell is not None else {}),
             "line": self.line,
             "column": self.column + 1,
             "end_line": self.end_line,

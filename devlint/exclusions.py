@@ -29,6 +29,7 @@ DEFAULT_EXCLUDE = (
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".ipynb_checkpoints",  # Jupyter's autosaved copies of the notebooks beside them
     ".devlint_cache",
     ".venv",
     "venv",

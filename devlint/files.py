@@ -1,4 +1,5 @@
-"""Which files a run lints: explicit paths always, directories walked for Python files.
+"""Which files a run lints: explicit paths always, directories walked for Python files
+and notebooks.
 
 Directory symlinks are followed, but every directory and file is visited once
 (by real path), so symlink loops end and aliases are not linted twice. What
@@ -16,9 +17,10 @@ from typing import NamedTuple
 
 from devlint.exclusions import Exclusions, read_rules
 from devlint.gitignore import GITIGNORE
+from devlint.notebooks.reading import NOTEBOOK_SUFFIX
 from devlint.reading import file_kind
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+LINTED_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 
 
 class MissingPathError(Exception):
@@ -32,14 +34,14 @@ class Entry(NamedTuple):
     skip_reason: str | None = None
 
 
-def iter_python_files(
+def iter_source_files(
     paths: Iterable[Path], exclusions: Exclusions | None = None
 ) -> Iterator[Entry]:
     """Files to lint under ``paths``, in a deterministic order.
 
     Paths given explicitly are linted whatever their suffix, and whatever
     ``exclusions`` say unless they force it; inside directories only
-    ``*.py``/``*.pyi`` are, minus what ``exclusions`` and virtualenvs (a
+    ``*.py``, ``*.pyi`` and ``*.ipynb`` are, minus what ``exclusions`` and virtualenvs (a
     ``pyvenv.cfg``) leave out. Raises ``MissingPathError`` for a path that
     does not exist (a dangling symlink exists: reading it reports the problem).
     """
@@ -108,7 +110,7 @@ def _walk(top: Path, seen: set[str], exclusions: Exclusions) -> Iterator[Entry]:
             if is_directory:
                 if not _is_virtualenv(path) and _first_visit(path, seen):
                     subdirectories.append((path, entry_absolute, rules))
-            elif entry.name.endswith(PYTHON_SUFFIXES) and _first_visit(path, seen):
+            elif entry.name.endswith(LINTED_SUFFIXES) and _first_visit(path, seen):
                 yield _file_entry(path, entry)
         stack.extend(reversed(subdirectories))
 

@@ -48,6 +48,7 @@ class FixResult:
     unsafe_left: int = 0  # fixes left that only --unsafe-fixes applies
     problem: str | None = None  # why the file was not (fully) fixed, for stderr
     encoding: str = "utf-8"
+    unfixed: list[Diagnostic] = field(default_factory=list)  # the source's, if it changed
 
     @property
     def changed(self) -> bool:
@@ -75,20 +76,19 @@ def fix_source(
     """Apply the wanted fixes until none is left; never raises. ``importer``: as for
     ``engine.lint_source`` (the project's other files, which fixes never edit)."""
     lint = partial(lint_source, settings=settings, importer=importer)
-    diagnostics = lint(source, path)
-    if not any(_wanted(d.fix, unsafe) for d in diagnostics):
-        return FixResult(path, source, source, diagnostics, 0, _unsafe_left(diagnostics, unsafe))
-    if not _round_trips(source):
+    unfixed = diagnostics = lint(source, path)
+    if not any(wanted(d.fix, unsafe) for d in diagnostics):
+        return FixResult(path, source, source, diagnostics, 0, unsafe_left(diagnostics, unsafe))
+    if not round_trips(source):
         return FixResult(path, source, source, diagnostics, problem=ROUND_TRIP)
     text, applied = source, 0
     for _ in range(MAX_PASSES):
-        fixes = [d.fix for d in diagnostics if _wanted(d.fix, unsafe)]
+        fixes = [d.fix for d in diagnostics if wanted(d.fix, unsafe)]
         if not fixes:
-            return FixResult(
-                path, source, text, diagnostics, applied, _unsafe_left(diagnostics, unsafe)
-            )
+            left = unsafe_left(diagnostics, unsafe)
+            return FixResult(path, source, text, diagnostics, applied, left, unfixed=unfixed)
         candidate, count = apply_fixes(text, fixes)
-        if not _round_trips(candidate):
+        if not round_trips(candidate):
             problem = "a fix produced code that does not parse (a devlint bug); it was not applied"
             return FixResult(path, source, text, diagnostics, applied, problem=problem)
         text, applied = candidate, applied + count
@@ -155,15 +155,10 @@ def fix_file(
         return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
     importer = project_importer(path, settings)
     result = fix_bytes(data, name, settings, unsafe=unsafe, importer=importer)
-    return write_fixed(path, result, settings) if write else result
+    return write_fixed(path, result) if write else result
 
 
-def write_fixed(
-    path: Path,
-    result: FixResult,
-    settings: Settings = DEFAULT_SETTINGS,
-    policy: WritePolicy | None = None,
-) -> FixResult:
+def write_fixed(path: Path, result: FixResult, policy: WritePolicy | None = None) -> FixResult:
     """Rewrite the file with ``result``'s fixed text, if it still holds the text that was
     fixed and ``policy`` allows it (by default: files in ``path``'s directory).
 
@@ -185,9 +180,7 @@ def write_fixed(
         rewrite(path, result.fixed.encode(result.encoding), policy)
     except (OSError, UnicodeEncodeError, NotRewritten) as error:
         why = f"not rewritten: {getattr(error, 'strerror', None) or error}"
-        importer = project_importer(path, settings)
-        left = [*lint_source(result.source, result.path, settings, importer=importer)]
-        left.append(notice(result.path, NOT_REWRITTEN, why))
+        left = [*result.unfixed, notice(result.path, NOT_REWRITTEN, why)]
         return FixResult(result.path, result.source, result.source, left)
     return result
 
@@ -196,11 +189,13 @@ def _text_of(path: Path) -> str | None:
     return decode_source(read_regular_file(path))[0]
 
 
-def _wanted(fix: SuggestedFix | None, unsafe: bool) -> bool:
+def wanted(fix: SuggestedFix | None, unsafe: bool) -> bool:
+    """Whether ``--fix`` applies ``fix`` (``--unsafe-fixes``: also the unsafe ones)."""
     return fix is not None and (fix.safe or unsafe)
 
 
-def _unsafe_left(diagnostics: list[Diagnostic], unsafe: bool) -> int:
+def unsafe_left(diagnostics: list[Diagnostic], unsafe: bool) -> int:
+    """How many fixes are left that only ``--unsafe-fixes`` applies."""
     if unsafe:
         return 0
     return sum(1 for d in diagnostics if d.fix is not None and not d.fix.safe)
@@ -210,7 +205,8 @@ def _overlap(start: int, end: int, other_start: int, other_end: int) -> bool:
     return (start < other_end and other_start < end) or start == other_start
 
 
-def _round_trips(text: str) -> bool:
+def round_trips(text: str) -> bool:
+    """Whether LibCST parses ``text`` and gives it back exactly (fixes trust nothing else)."""
     try:
         return cst.parse_module(text).code == text
     except Exception:  # LibCST raises assorted errors on odd input

@@ -13,7 +13,7 @@ from snippets import DISCARDED, MIXED
 
 from devlint import engine
 from devlint.config import Settings
-from devlint.files import iter_python_files
+from devlint.files import iter_source_files
 from devlint.frontends import cli
 
 running_as_root = pytest.mark.skipif(
@@ -143,7 +143,7 @@ def test_unreadable_directory_is_an_entry_with_a_reason(
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    entries = [(entry.path.name, entry.skip_reason) for entry in iter_python_files([tmp_path])]
+    entries = [(entry.path.name, entry.skip_reason) for entry in iter_source_files([tmp_path])]
     assert entries == [
         ("locked", "cannot read directory: Permission denied"),
         ("m.py", None),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from devlint.files import iter_python_files
+from devlint.files import iter_source_files
 from devlint.frontends import cli
 
 MIXED = """\
@@ -265,14 +265,14 @@ def test_walk_skips_vcs_cache_and_virtualenv_directories(tmp_path: Path) -> None
     (tmp_path / "pkg" / "stub.pyi").write_text("")
     (tmp_path / "pkg" / "data.json").write_text("")
     (tmp_path / "top.py").write_text("")
-    found = [entry.path.relative_to(tmp_path).as_posix() for entry in iter_python_files([tmp_path])]
+    found = [entry.path.relative_to(tmp_path).as_posix() for entry in iter_source_files([tmp_path])]
     assert found == ["top.py", "pkg/m.py", "pkg/stub.pyi"]
 
 
 def test_skipped_directory_given_explicitly_is_walked(tmp_path: Path) -> None:
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / "m.py").write_text("")
-    assert [entry.path for entry in iter_python_files([tmp_path / ".venv"])] == [
+    assert [entry.path for entry in iter_source_files([tmp_path / ".venv"])] == [
         tmp_path / ".venv" / "m.py"
     ]
 
@@ -281,4 +281,4 @@ def test_same_file_is_linted_once(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("")
     (tmp_path / "alias.py").symlink_to("m.py")
     paths = [tmp_path, tmp_path / "m.py", tmp_path / "m.py"]
-    assert [entry.path.name for entry in iter_python_files(paths)] == ["alias.py"]
+    assert [entry.path.name for entry in iter_source_files(paths)] == ["alias.py"]

@@ -186,7 +186,7 @@ def test_summary_never_finds_problems_in_fewer_files_than_it_names(
         "Found 1 problem in 1 file (DVL002: 1)."
     )
     unreadable = Entry(tmp_path / "data", "cannot read directory: Permission denied")
-    monkeypatch.setattr(cli, "iter_python_files", lambda *_: iter([unreadable]))
+    monkeypatch.setattr(cli, "iter_source_files", lambda *_: iter([unreadable]))
     assert cli.main(["check", "--no-cache", str(tmp_path / "data")]) == 1
     assert capsys.readouterr().err == "Found 1 problem in 1 file (DVL002: 1).\n"
 

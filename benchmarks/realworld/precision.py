@@ -55,7 +55,7 @@ from pathlib import Path
 
 from checkouts import MARKER, write_checkout
 
-from devlint.files import iter_python_files
+from devlint.files import iter_source_files
 from devlint.notices import NOTICE_SUMMARIES
 
 HERE = Path(__file__).resolve().parent
@@ -164,7 +164,7 @@ def _prepare(project: dict, checkout: Path, mirror: Path, extract: bool) -> str 
 def _count_lines(checkout: Path, paths: list[str]) -> int:
     """Lines of the files devlint's own walk lints (every file, torch or not)."""
     total = 0
-    for entry in iter_python_files(checkout / p for p in paths):
+    for entry in iter_source_files(checkout / p for p in paths):
         if entry.skip_reason is None:
             with open(entry.path, "rb") as handle:
                 total += sum(1 for _ in handle)

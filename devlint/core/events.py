@@ -5,6 +5,7 @@ Rules read these events; they never walk the tree for devices themselves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -229,6 +230,8 @@ class Facts:
     imported: list[ModuleScope] = field(default_factory=list)  # project modules it reached
     cited: list[tuple[str, int]] = field(default_factory=list)
     """(path, line) of each place in another file a message named (``place_of``), in order."""
+    line_name: Callable[[int], str] = field(default=lambda line: f"line {line}", repr=False)
+    """How messages name a line of this file (a notebook's: ``line 4 of cell 2``)."""
     _positions: Positions | None = None
 
     def collect(self, events: list[object]) -> None:
@@ -280,7 +283,7 @@ class Facts:
         """Where ``node`` is, for a message: ``line 8`` in this file, ``model.py:41`` in
         another file of the project."""
         try:
-            return f"line {self.line_of(node)}"
+            return self.line_name(self.line_of(node))
         except NotInModule:
             pass
         for scope in self.imported:

@@ -27,10 +27,11 @@ from devlint.config import ConfigError, Settings, load_settings, load_settings_f
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
 from devlint.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
-from devlint.files import Entry, MissingPathError, iter_python_files
+from devlint.files import Entry, MissingPathError, iter_source_files
 from devlint.frontends.github_output import print_github
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
+from devlint.notebooks.reading import is_notebook
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
 from devlint.safe_write import OUTSIDE_ROOTS_FLAG
 from devlint.selection import is_enabled
@@ -266,7 +267,7 @@ def _check(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
         paths = [Path(path) for path in args.paths if path != STDIN]
-        entries = list(iter_python_files(paths, _exclusions(settings)))
+        entries = list(iter_source_files(paths, _exclusions(settings)))
     except MissingPathError as error:
         raise UsageError(f"{error}: no such file or directory") from None
     files = [entry.path for entry in entries if entry.skip_reason is None]
@@ -283,7 +284,7 @@ def _check(args: argparse.Namespace) -> int:
         checked += 1
     diagnostics = sorted(
         (d for d in diagnostics if _notice_enabled(d, settings)),
-        key=lambda d: (d.path, d.line, d.column, d.code, d.message),
+        key=lambda d: (*d.place, d.code, d.message),
     )
     _FORMATS[args.format](diagnostics, checked, args)
     return 1 if diagnostics and not args.exit_zero else 0
@@ -357,7 +358,17 @@ def _result_cache(args: argparse.Namespace, settings: Settings) -> ResultCache |
 
 
 def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
-    source, problem = decode_source(sys.stdin.buffer.read())
+    data = sys.stdin.buffer.read()
+    if is_notebook(name):  # --stdin-filename names a notebook
+        from devlint.notebooks.linting import lint_notebook, read_or_notice
+
+        notebook = read_or_notice(data, name)
+        return (
+            [notebook]
+            if isinstance(notebook, Diagnostic)
+            else lint_notebook(notebook, name, settings)
+        )
+    source, problem = decode_source(data)
     if source is None:
         return [notice(name, UNREADABLE, f"cannot decode standard input: {problem}")]
     from devlint.engine import lint_source
@@ -372,15 +383,21 @@ def lint_file(path: Path, settings: Settings) -> Linted:
     pre-commit run on unchanged files) never needs LibCST, the analysis or
     the rules, which are most of devlint's start-up.
     """
-    from devlint.engine import lint_file_in_project
-
-    diagnostics, uses = lint_file_in_project(path, settings)
+    if is_notebook(path):
+        from devlint.notebooks.linting import lint_notebook_file as lint
+    else:
+        from devlint.engine import lint_file_in_project as lint
+    diagnostics, uses = lint(path, settings)
     return Linted(diagnostics, tuple((str(used), digest) for used, digest in uses))
 
 
 def fix_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
     """``devlint.fix.fix_file`` without writing, imported when a file needs fixing (see
     ``lint_file``). Workers compute fixes; the main process writes them (``write_fixed``)."""
+    if is_notebook(path):
+        from devlint.notebooks.fixing import fix_notebook_file
+
+        return fix_notebook_file(path, settings, unsafe=unsafe)
     from devlint.fix import fix_file as fix
 
     return fix(path, settings, unsafe=unsafe, write=False)
@@ -409,11 +426,13 @@ def _fix(
         given = [Path(path) for path in args.paths if path != STDIN]
         policy = WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
         written = zip(files, results, strict=True)
-        results = [write_fixed(path, result, settings, policy) for path, result in written]
+        results = [write_fixed(path, result, policy) for path, result in written]
     stdin = STDIN in args.paths
     if stdin:
         data = sys.stdin.buffer.read()
         name = args.stdin_filename or "<stdin>"
+        if is_notebook(name):
+            from devlint.notebooks.fixing import fix_notebook_bytes as fix_bytes
         results.append(fix_bytes(data, name, settings, unsafe=args.unsafe_fixes))
     for result in results:
         if result.problem:
@@ -442,7 +461,7 @@ def _fix(
             for d in [*skipped, *(d for r in results for d in r.diagnostics)]
             if _notice_enabled(d, settings)
         ),
-        key=lambda d: (d.path, d.line, d.column, d.code, d.message),
+        key=lambda d: (*d.place, d.code, d.message),
     )
     with contextlib.redirect_stdout(sys.stderr) if stdin else contextlib.nullcontext():
         _FORMATS[args.format](left, len(results) + len(skipped), args)

@@ -24,7 +24,9 @@ from urllib.parse import quote
 
 from devlint import __version__, decoding
 from devlint.diagnostic import Diagnostic, RelatedPlace, Severity
+from devlint.notebooks.reading import NotebookError, read_notebook
 from devlint.notices import NOTICE_SUMMARIES
+from devlint.reading import read_regular_file
 from devlint.rule_docs import USAGE_URL, docs_url, rule_sections, rule_text
 from devlint.rules import all_rules
 
@@ -48,25 +50,28 @@ def repository_root(start: Path | None = None) -> Path:
 def sarif_log(
     diagnostics: list[Diagnostic],
     root: Path,
-    read_lines: Callable[[str], list[str] | None] | None = None,
+    read_lines: Callable[[str], decoding.Lines | None] | None = None,
 ) -> dict[str, object]:
     """The SARIF log of one run. ``read_lines(path)`` gives a file's lines for fingerprints."""
     read_lines = read_lines or decoding.read_lines
     rules = _rule_descriptors()
     index = {rule["id"]: position for position, rule in enumerate(rules)}
-    lines_of: dict[str, list[str] | None] = {}
+    lines_of: dict[str, decoding.Lines | None] = {}
+    shown_at: dict[str, dict[int, tuple[int, ...]]] = {}  # a notebook's file line per cell line
     occurrences: Counter[tuple[str, str]] = Counter()
     results = []
     for d in diagnostics:
         if d.path not in lines_of:
             lines_of[d.path] = read_lines(d.path)
-        line_hash = _line_hash(d, lines_of[d.path])
+        line_hash = _line_hash(d, (lines_of[d.path] or {}).get(d.cell))
         occurrences[(d.path, line_hash)] += 1
+        if d.cell is not None and d.path not in shown_at:
+            shown_at[d.path] = _file_lines_by_cell(d.path)
         result: dict[str, object] = {
             "ruleId": d.code,
             "level": LEVELS[d.severity],
-            "message": {"text": d.message},
-            "locations": [{"physicalLocation": _physical_location(d, root)}],
+            "message": {"text": d.message if d.cell is None else f"Cell {d.cell}: {d.message}"},
+            "locations": [{"physicalLocation": _physical_location(d, root, shown_at)}],
             "partialFingerprints": {
                 "primaryLocationLineHash": f"{line_hash}:{occurrences[(d.path, line_hash)]}"
             },
@@ -77,6 +82,8 @@ def sarif_log(
             ]
         if d.code in index:
             result["ruleIndex"] = index[d.code]
+        if d.cell is not None:
+            result["properties"] = {"cell": d.cell, "cellLine": d.line, "cellColumn": d.column + 1}
         results.append(result)
     return {
         "$schema": SCHEMA,
@@ -158,16 +165,30 @@ def _rule_descriptors() -> list[dict[str, object]]:
     return descriptors
 
 
-def _physical_location(d: Diagnostic, root: Path) -> dict[str, object]:
-    return {
-        "artifactLocation": _artifact_location(d.path, root),
-        "region": {
-            "startLine": d.line,
-            "startColumn": d.column + 1,
-            "endLine": d.end_line,
-            "endColumn": d.end_column + 1,
-        },
+def _physical_location(
+    d: Diagnostic, root: Path, shown_at: dict[str, dict[int, tuple[int, ...]]]
+) -> dict[str, object]:
+    region: dict[str, int] = {
+        "startLine": d.line,
+        "startColumn": d.column + 1,
+        "endLine": d.end_line,
+        "endColumn": d.end_column + 1,
     }
+    if d.cell is not None:  # the notebook's JSON lines that show the cell's lines
+        file_lines = shown_at[d.path].get(d.cell, ())
+        start = file_lines[d.line - 1] if 0 < d.line <= len(file_lines) else 1
+        end = file_lines[d.end_line - 1] if 0 < d.end_line <= len(file_lines) else start
+        region = {"startLine": start, "endLine": max(start, end)}
+    return {"artifactLocation": _artifact_location(d.path, root), "region": region}
+
+
+def _file_lines_by_cell(path: str) -> dict[int, tuple[int, ...]]:
+    """Each cell's source lines' lines in the notebook file; {} if it cannot be read now."""
+    try:
+        notebook = read_notebook(read_regular_file(path))
+    except (OSError, NotebookError):
+        return {}
+    return {cell.number: cell.file_lines for cell in notebook.cells}
 
 
 def _related_location(number: int, place: RelatedPlace, root: Path) -> dict[str, object]:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from devlint.decoding import read_lines
+from devlint.decoding import Lines, read_lines
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.terminal import printable
@@ -65,12 +65,14 @@ class Painter:
 
 
 def format_diagnostic(d: Diagnostic, painter: Painter) -> str:
-    """``path:line:col: CODE [severity] message``, the column 1-based."""
+    """``path:line:col: CODE [severity] message``, the column 1-based; in a notebook
+    ``nb.ipynb:cell 3:12:5: ...`` (ruff's convention)."""
     colon = painter.paint(":", _DIM)
     path, code, message = (printable(text, one_line=True) for text in (d.path, d.code, d.message))
     color = _SEVERITY_COLOR[d.severity]
+    cell = f"{colon}cell {d.cell}" if d.cell is not None else ""
     return (
-        f"{painter.paint(path, _BOLD)}{colon}{d.line}{colon}{d.column + 1}{colon} "
+        f"{painter.paint(path, _BOLD)}{cell}{colon}{d.line}{colon}{d.column + 1}{colon} "
         f"{painter.paint(code, color)} {painter.paint(f'[{d.severity.value}]', color)} {message}"
     )
 
@@ -159,13 +161,13 @@ def print_text(
 def _print_findings(
     diagnostics: Sequence[Diagnostic], out: TextIO, painter: Painter, *, show_source: bool
 ) -> None:
-    cache: dict[str, list[str] | None] = {}
+    cache: dict[str, Lines | None] = {}
     for d in diagnostics:
         print(format_diagnostic(d, painter), file=out)
         if show_source:
             if d.path not in cache:
                 cache[d.path] = read_lines(d.path)
-            excerpt = source_excerpt(d, cache[d.path] or [], painter)
+            excerpt = source_excerpt(d, (cache[d.path] or {}).get(d.cell) or [], painter)
             if excerpt:
                 print("\n".join(excerpt), file=out)
                 print(file=out)

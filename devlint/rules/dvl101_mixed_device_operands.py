@@ -89,7 +89,7 @@ def _hard_coded(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) ->
     partner = clash.second
     message = (
         f"`{facts.code_of(source)}` is on {clash.first.value.device.describe()} (hard-coded) "
-        f"but meets `{facts.code_of(partner.node)}` at line {facts.line_of(event.node)}, "
+        f"but meets `{facts.code_of(partner.node)}` at {facts.place_of(event.node)}, "
         f"which is on {partner.value.device.describe()}"
         f"{origin_phrase(facts, partner.value.origin)}{when_it_fails(clash)}; "
         "place it on its partner's device (`.to(x.device)`, `device=x.device`)"

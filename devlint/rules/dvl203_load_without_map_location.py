@@ -160,8 +160,8 @@ def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | N
     scope = file.scope(load)
     ignored = _ignored_location_parameter(scope)
     if ignored is not None and isinstance(scope, cst.FunctionDef):
-        line = file.facts.line_of(ignored)
-        reason = f"`{scope.name.value}` takes `map_location` (line {line}) but ignores it"
+        line = file.facts.place_of(ignored)
+        reason = f"`{scope.name.value}` takes `map_location` ({line}) but ignores it"
         found: tuple[str, str | None] | None = (reason, "map_location")
     else:
         found = _written_on_device(file, scope, load)
@@ -182,7 +182,7 @@ def _written_on_device(file: _File, scope: cst.CSTNode, load: cst.Call) -> tuple
     contents = _contents(file, scope, load)
     if contents is None:
         return None
-    saved = f"this file writes it at line {facts.line_of(writer)} without moving it to the CPU"
+    saved = f"this file writes it at {facts.place_of(writer)} without moving it to the CPU"
     if facts.runtime_device:
         return f"{contents}, {saved}, and this file picks its device at run time", None
     return f"{contents}, {saved} (a module's state, on whichever device the module is)", None
@@ -211,14 +211,14 @@ def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> st
         callee = last_name(node.func) or ""
         if "state_dict" in callee and any(loaded.holds(arg.value) for arg in node.args):
             code = facts.code_of(node.func)
-            return f"it holds model weights (restored by `{code}` at line {facts.line_of(node)})"
+            return f"it holds model weights (restored by `{code}` at {facts.place_of(node)})"
         if (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in _MOVES
             and loaded.holds(node.func.value)
         ):
             moved = node.func.attr.value
-            return f"it holds tensors (moved by `.{moved}()` at line {facts.line_of(node)})"
+            return f"it holds tensors (moved by `.{moved}()` at {facts.place_of(node)})"
         if (
             callee == "get"
             and node.args
@@ -226,11 +226,11 @@ def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> st
             and isinstance(node.func, cst.Attribute)
             and loaded.holds(node.func.value)
         ):
-            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {facts.line_of(node)})"
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at {facts.place_of(node)})"
     if isinstance(node, cst.Subscript) and loaded.holds(node.value) and len(node.slice) == 1:
         index = node.slice[0].slice
         if isinstance(index, cst.Index) and _is_checkpoint_key(index.value):
-            return f"it holds a checkpoint (`{facts.code_of(node)}` at line {facts.line_of(node)})"
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at {facts.place_of(node)})"
     return None
 
 

@@ -1,0 +1,129 @@
+"""The engine for a notebook: its program linted once, each finding moved to its cell.
+
+A cell that does not parse (a syntax error, IPython syntax devlint does not
+know) gets a DVL001 notice at its line and is left out, as Jupyter runs each
+cell on its own; the rest of the notebook is still analysed. A file that is
+not an nbformat 4 notebook gets a DVL002 notice: never "no problems".
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import libcst as cst
+
+from devlint.config import Settings
+from devlint.diagnostic import Diagnostic, SourceEdit, SuggestedFix
+from devlint.engine import LintReport, lint_report, project_importer
+from devlint.notebooks.magics import neutralise
+from devlint.notebooks.program import Program, program_of
+from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
+from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, UNREADABLE, notice
+from devlint.project_index import FileImporter
+from devlint.reading import read_regular_file
+
+
+def lint_notebook_file(
+    path: Path, settings: Settings, display: str | None = None
+) -> tuple[list[Diagnostic], list[tuple[Path, str]]]:
+    """``engine.lint_file_in_project`` for a notebook: its diagnostics by cell, and the
+    project files they rest on."""
+    name = display or str(path)
+    try:
+        data = read_regular_file(path)
+    except OSError as error:
+        return [notice(name, UNREADABLE, f"cannot read file: {error.strerror or error}")], []
+    importer = project_importer(path, settings)
+    notebook = read_or_notice(data, name)
+    if isinstance(notebook, Diagnostic):
+        return [notebook], []
+    return lint_notebook(notebook, name, settings, importer=importer), importer.uses()
+
+
+def read_or_notice(data: bytes, name: str) -> Notebook | Diagnostic:
+    """The notebook in ``data``, or the notice that says why it cannot be read."""
+    try:
+        return read_notebook(data)
+    except NotebookError as error:
+        return notice(name, UNREADABLE, f"cannot read notebook: {error} (not analysed)")
+
+
+def lint_notebook(
+    notebook: Notebook,
+    name: str,
+    settings: Settings,
+    *,
+    importer: FileImporter | None = None,
+    fixes: bool = True,
+) -> list[Diagnostic]:
+    """The notebook's diagnostics, each at its cell and line (with its fix, if ``fixes``).
+    A notebook whose kernel is not Python has none."""
+    if notebook.language not in (None, "python"):
+        return []
+    program, unparsed = program_of(notebook), []
+
+    def report_on(program: Program) -> LintReport:
+        return lint_report(
+            program.text, name, settings, importer=importer, line_name=program.line_name
+        )
+
+    report = report_on(program)
+    if any(d.code == SYNTAX_ERROR for d in report.diagnostics):
+        program, unparsed = _without_unparsable(program, name)
+        report = report_on(program)
+    try:
+        found = report.with_fixes() if fixes else report.diagnostics
+    except Exception as error:  # a bug in a rule's fix must not stop the run
+        found = [notice(name, INTERNAL_ERROR, f"internal error: {type(error).__name__}: {error}")]
+    return unparsed + [in_cell(d, program) for d in found]
+
+
+def in_cell(d: Diagnostic, program: Program) -> Diagnostic:
+    """A diagnostic of the program at its cell and line; a notice about the whole program
+    stays at 1:1 of the notebook."""
+    if not program.places or (d.code == INTERNAL_ERROR and d.line == 1 and d.column == 0):
+        return d
+    cell, line = program.place(d.line)
+    end_cell, end_line = program.place(d.end_line)
+    end = (end_line, d.end_column) if end_cell == cell else (line, d.column)
+    fix = _fix_in_cell(d.fix, program, cell) if d.fix is not None else None
+    return replace(d, line=line, end_line=end[0], end_column=end[1], cell=cell, fix=fix)
+
+
+def _fix_in_cell(fix: SuggestedFix, program: Program, cell: int) -> SuggestedFix | None:
+    """The fix with cell lines; None if it would edit another cell or an IPython line."""
+    lines = program.text.split("\n")
+    originals = {c.number: c.source.split("\n") for c in program.cells}
+    edits = []
+    for edit in fix.edits:
+        (start_cell, start), (end_cell, end) = (
+            program.place(edit.line),
+            program.place(edit.end_line),
+        )
+        if start_cell != cell or end_cell != cell:
+            return None
+        for number, in_cell_line in ((edit.line, start), (edit.end_line, end)):
+            if lines[number - 1].rstrip("\r") != originals[cell][in_cell_line - 1].rstrip("\r"):
+                return None  # a line made inert: its text is not the cell's
+        edits.append(SourceEdit(start, edit.column, end, edit.end_column, edit.text))
+    return replace(fix, edits=tuple(edits))
+
+
+def _without_unparsable(program: Program, name: str) -> tuple[Program, list[Diagnostic]]:
+    """The program without the cells that do not parse on their own, and a notice for each
+    (cells are parsed one by one only when the whole program does not parse)."""
+    notices = []
+    for cell in program.cells:
+        try:
+            cst.parse_module(neutralise(cell.source))
+        except cst.ParserSyntaxError as error:
+            message = f"cannot parse cell {cell.number}: {error.message} (cell not analysed)"
+            at = notice(name, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))
+            notices.append(replace(at, cell=cell.number))
+            program = program.without(cell.number)
+        except Exception as error:
+            message = f"cannot parse cell {cell.number}: {error} (cell not analysed)"
+            notices.append(replace(notice(name, SYNTAX_ERROR, message), cell=cell.number))
+            program = program.without(cell.number)
+    return program, notices

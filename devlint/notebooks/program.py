@@ -1,0 +1,74 @@
+"""A notebook's code cells as one Python program, and its lines mapped back to cells.
+
+The cells run in the order of their execution counts when every code cell
+with code has one (the notebook was saved after running all of it, and the
+counts say in which order); otherwise, in document order ("Run All"). A
+device chosen in cell 2 is then known in cell 9. Each cell's text is its
+source with IPython syntax made inert (``magics``), ending in a newline, so a
+program line is always one cell's line, with the same columns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from devlint.notebooks.magics import neutralise
+from devlint.notebooks.reading import Cell, Notebook
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Program:
+    """The code of ``cells`` joined; ``places[n - 1]`` is (cell, line) of program line n.
+    The cells in ``blank`` count as blank lines (cells that cannot be parsed)."""
+
+    text: str
+    cells: tuple[Cell, ...]
+    places: tuple[tuple[int, int], ...]
+    blank: frozenset[int] = frozenset()
+
+    def place(self, line: int) -> tuple[int, int]:
+        """(cell number, line in the cell) of a 1-based program line; past the end: the
+        last line's place."""
+        return self.places[min(max(line, 1), len(self.places)) - 1] if self.places else (0, 1)
+
+    def line_name(self, line: int) -> str:
+        """A program line as messages name it: ``line 4 of cell 2``."""
+        cell, in_cell = self.place(line)
+        return f"line {in_cell} of cell {cell}"
+
+    def without(self, cell: int) -> Program:
+        """This program with ``cell``'s lines blank too."""
+        return _joined(self.cells, self.blank | {cell})
+
+
+def program_of(notebook: Notebook) -> Program:
+    """The notebook's code cells as one program, in the order they run."""
+    return _joined(run_order(notebook.code_cells), frozenset())
+
+
+def run_order(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
+    """Execution-count order if every code cell with code has a count, else document order."""
+    with_code = [cell for cell in cells if cell.source.strip()]
+    if with_code and all(cell.execution_count is not None for cell in with_code):
+        return tuple(sorted(cells, key=lambda cell: cell.execution_count or 0))
+    return cells
+
+
+def _joined(cells: tuple[Cell, ...], blank: frozenset[int]) -> Program:
+    texts: list[str] = []
+    places: list[tuple[int, int]] = []
+    for cell in cells:
+        lines = _LINE_END.split(cell.source)
+        if lines[-1] == "":
+            lines.pop()  # the newline after the last line
+        if cell.number in blank:
+            text = "\n" * len(lines)
+        else:
+            text = neutralise(cell.source)
+            text = text if not lines or _LINE_END.search(text[-1:]) else text + "\n"
+        texts.append(text)
+        places += [(cell.number, line) for line in range(1, len(lines) + 1)]
+    return Program("".join(texts), cells, tuple(places), blank)
