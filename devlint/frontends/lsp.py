@@ -37,6 +37,11 @@ A thin adapter over ``devlint.engine.lint_report``:
   module read and run again only when it changes). Open documents count as
   their current, unsaved text. When a document changes (or closes), the open
   documents whose last lint read it are linted again after the debounce.
+- Notebooks come through notebook document sync (``lsp_notebooks``): the
+  notebook is linted as one program on open, save and after the debounce,
+  each cell's diagnostics are published for its cell document, and quick
+  fixes are offered there. A cell that cannot be parsed is left out (the
+  reason is logged), as a half-typed file is.
 """
 
 from __future__ import annotations
@@ -55,12 +60,15 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
-from pygls.workspace import PositionCodec
+from pygls.workspace import PositionCodec, TextDocument
 
 from devlint import __version__
 from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
 from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
 from devlint.engine import LintReport, lint_report
+from devlint.frontends.lsp_notebooks import NOTEBOOK_SYNC, by_cell, notebook_of
+from devlint.notebooks.linting import CellReport, notebook_report
+from devlint.notebooks.reading import Notebook
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
 from devlint.project import Project
 from devlint.project_index import index_of
@@ -126,7 +134,7 @@ class Published:
 
     version: int | None
     entries: list[tuple[types.Diagnostic, Diagnostic]] = field(default_factory=list)
-    report: LintReport = field(default_factory=LintReport)
+    report: LintReport | CellReport = field(default_factory=LintReport)
     lines: Sequence[str] = ()
     codec: PositionCodec = field(default_factory=PositionCodec)
 
@@ -135,11 +143,14 @@ class DevlintLanguageServer(LanguageServer):
     """The server and its per-session state."""
 
     def __init__(self) -> None:
-        super().__init__(SOURCE, __version__)
+        super().__init__(SOURCE, __version__, notebook_document_sync=NOTEBOOK_SYNC)
         self.options = Options()
         self.resolves_edits = False
         """Whether the client fills in an action's edit with ``codeAction/resolve``."""
         self.open_uris: set[str] = set()
+        self.notebook_uris: set[str] = set()
+        self.cell_uris: dict[str, set[str]] = {}
+        """Per notebook, the cell documents it last published diagnostics for."""
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.published: dict[str, Published] = {}
         self.unanalysed: dict[str, str] = {}
@@ -187,7 +198,7 @@ class DevlintLanguageServer(LanguageServer):
     def reload_settings(self, why: str) -> None:
         """A pyproject.toml changed: lint every open document again now."""
         self.log(f"{why}: linting {len(self.open_uris)} open document(s) again")
-        for uri in sorted(self.open_uris):
+        for uri in sorted(self.open_uris | self.notebook_uris):
             self.schedule(uri, 0)
 
     # linting -----------------------------------------------------------------
@@ -208,6 +219,9 @@ class DevlintLanguageServer(LanguageServer):
     async def _lint_later(self, uri: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
+        if uri in self.notebook_uris:
+            await self._lint_notebook_now(uri)
+            return
         if uri not in self.open_uris:
             return
         document = self.workspace.get_text_document(uri)
@@ -247,6 +261,90 @@ class DevlintLanguageServer(LanguageServer):
             report = lint_report(source, path, settings, importer=importer)
             return report, {str(used) for used, _ in importer.uses()}
 
+    async def _lint_notebook_now(self, uri: str) -> None:
+        """Lint a notebook from its cells' current text and publish each cell's diagnostics."""
+        document = self.workspace.get_notebook_document(notebook_uri=uri)
+        if document is None:
+            return
+        cells = [(cell, self.workspace.get_text_document(cell.document)) for cell in document.cells]
+        notebook = notebook_of([(cell, text.source) for cell, text in cells])
+        path = _path_of(uri)
+        try:
+            settings, buffers = self.settings_for(path), self._open_buffers()
+            report, uses = await asyncio.to_thread(
+                self._lint_notebook, notebook, path, uri, settings, buffers
+            )
+            current = self.workspace.get_notebook_document(notebook_uri=uri)
+            if (
+                uri not in self.notebook_uris
+                or current is None
+                or current.version != document.version
+            ):
+                return  # edited meanwhile: the lint of the newer version is scheduled
+            self.uses[uri] = uses
+            self.publish_cells(uri, cells, report)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a bug must cost one lint, never the session
+            traceback.print_exc(file=sys.stderr)
+            self.log(f"internal error on {path or uri}: {type(error).__name__}: {error}")
+
+    def _lint_notebook(
+        self,
+        notebook: Notebook,
+        path: str | None,
+        uri: str,
+        settings: Settings,
+        buffers: dict[Path, str],
+    ) -> tuple[CellReport, set[str]]:
+        """``_lint`` for a notebook."""
+        with self.lint_lock:
+            if path is None:
+                return notebook_report(notebook, uri, settings), set()
+            index = index_of(Project.of(Path(path)), settings)
+            index.set_texts(buffers)
+            importer = index.importer_for(Path(path))
+            report = notebook_report(notebook, path, settings, importer=importer)
+            return report, {str(used) for used, _ in importer.uses()}
+
+    def publish_cells(
+        self, uri: str, cells: list[tuple[types.NotebookCell, TextDocument]], report: CellReport
+    ) -> None:
+        """Each code cell's diagnostics for its cell document; the reasons a cell or the
+        notebook was not analysed go to the log."""
+        found = by_cell(report.diagnostics)
+        for diagnostic in found.pop(None, []) + [
+            d for ds in found.values() for d in ds if d.code in _UNANALYSED
+        ]:
+            where = f" cell {diagnostic.cell}" if diagnostic.cell else ""
+            self.log(f"{_name_of(uri)}{where} not analysed: {diagnostic.message}")
+        published: set[str] = set()
+        template = self.options.docs_url
+        for number, (cell, text) in enumerate(cells, 1):
+            if cell.kind != types.NotebookCellKind.Code:
+                continue
+            kept = [d for d in found.get(number, []) if d.code not in _UNANALYSED]
+            lines = _LINE_BREAK.split(text.source)
+            codec = text.position_codec
+            entries = [(to_lsp_diagnostic(d, lines, codec, template), d) for d in kept]
+            self.published[cell.document] = Published(text.version, entries, report, lines, codec)
+            self._send(cell.document, text.version, [entry[0] for entry in entries])
+            published.add(cell.document)
+        for gone in self.cell_uris.get(uri, set()) - published:  # cells deleted since
+            self.published.pop(gone, None)
+            self._send(gone, None, [])
+        self.cell_uris[uri] = published
+
+    def close_notebook(self, uri: str) -> None:
+        self.notebook_uris.discard(uri)
+        self.uses.pop(uri, None)
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        for cell in self.cell_uris.pop(uri, set()):
+            if self.published.pop(cell, None) is not None:
+                self._send(cell, None, [])
+
     def _open_buffers(self) -> dict[Path, str]:
         """The current text of every open document that is a file."""
         buffers = {}
@@ -261,7 +359,7 @@ class DevlintLanguageServer(LanguageServer):
         path = _path_of(uri)
         if path is None:
             return
-        for other in sorted(self.open_uris):
+        for other in sorted(self.open_uris | self.notebook_uris):
             if other != uri and path in self.uses.get(other, ()):
                 self.schedule(other, self.options.debounce_ms)
 
@@ -322,7 +420,7 @@ class DevlintLanguageServer(LanguageServer):
         """
         uri = params.text_document.uri
         published = self.published.get(uri)
-        if published is None or uri not in self.open_uris:
+        if published is None or not self._is_open(uri):
             return []
         if self.workspace.get_text_document(uri).version != published.version:
             return []  # the diagnostics were computed for text that has changed since
@@ -403,7 +501,7 @@ class DevlintLanguageServer(LanguageServer):
             action.kind != FIX_ALL_KIND
             or published is None
             or published.version != data.get("version")
-            or uri not in self.open_uris
+            or not self._is_open(uri)
             or self.workspace.get_text_document(uri).version != published.version
         ):
             return action
@@ -414,6 +512,10 @@ class DevlintLanguageServer(LanguageServer):
             identifier, []
         )
         return action
+
+    def _is_open(self, uri: str) -> bool:
+        """Whether ``uri`` is an open document or a cell of an open notebook."""
+        return uri in self.open_uris or any(uri in cells for cells in self.cell_uris.values())
 
     def _quick_fixes(
         self, uri: str, published: Published, entries: Sequence[tuple[types.Diagnostic, Diagnostic]]
@@ -601,6 +703,33 @@ def create_server() -> DevlintLanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: DevlintLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.close(params.text_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def did_open_notebook(
+        ls: DevlintLanguageServer, params: types.DidOpenNotebookDocumentParams
+    ) -> None:
+        ls.notebook_uris.add(params.notebook_document.uri)
+        ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def did_change_notebook(
+        ls: DevlintLanguageServer, params: types.DidChangeNotebookDocumentParams
+    ) -> None:
+        if params.notebook_document.uri in ls.notebook_uris:
+            ls.schedule(params.notebook_document.uri, ls.options.debounce_ms)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def did_save_notebook(
+        ls: DevlintLanguageServer, params: types.DidSaveNotebookDocumentParams
+    ) -> None:
+        if params.notebook_document.uri in ls.notebook_uris:
+            ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def did_close_notebook(
+        ls: DevlintLanguageServer, params: types.DidCloseNotebookDocumentParams
+    ) -> None:
+        ls.close_notebook(params.notebook_document.uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(

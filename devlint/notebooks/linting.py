@@ -8,7 +8,7 @@ not an nbformat 4 notebook gets a DVL002 notice: never "no problems".
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import libcst as cst
@@ -19,7 +19,7 @@ from devlint.engine import LintReport, lint_report, project_importer
 from devlint.notebooks.magics import neutralise
 from devlint.notebooks.program import Program, program_of
 from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
-from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, UNREADABLE, notice
+from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
 from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
 
@@ -49,19 +49,52 @@ def read_or_notice(data: bytes, name: str) -> Notebook | Diagnostic:
         return notice(name, UNREADABLE, f"cannot read notebook: {error} (not analysed)")
 
 
+@dataclass
+class CellReport:
+    """A notebook's diagnostics at their cells, and their fixes, each built on request
+    (as ``engine.LintReport``: an editor asks for few)."""
+
+    diagnostics: list[Diagnostic]
+    program: Program
+    report: LintReport
+    linted: dict[Diagnostic, Diagnostic] = field(default_factory=dict)  # -> the program's
+
+    def fix_for(self, diagnostic: Diagnostic) -> SuggestedFix | None:
+        """The fix of one of ``diagnostics`` in its cell's lines; None if it has none, or if
+        it would edit another cell or an IPython line."""
+        linted = self.linted.get(diagnostic)
+        fix = self.report.fix_for(linted) if linted is not None else None
+        if fix is None or diagnostic.cell is None:
+            return None
+        return _fix_in_cell(fix, self.program, diagnostic.cell)
+
+    def with_fixes(self) -> list[Diagnostic]:
+        return [replace(d, fix=self.fix_for(d)) for d in self.diagnostics]
+
+
 def lint_notebook(
     notebook: Notebook,
     name: str,
     settings: Settings,
     *,
     importer: FileImporter | None = None,
-    fixes: bool = True,
 ) -> list[Diagnostic]:
-    """The notebook's diagnostics, each at its cell and line (with its fix, if ``fixes``).
-    A notebook whose kernel is not Python has none."""
-    if notebook.language not in (None, "python"):
-        return []
+    """The notebook's diagnostics, each at its cell and line, with its fix."""
+    report = notebook_report(notebook, name, settings, importer=importer)
+    try:
+        return report.with_fixes()
+    except Exception as error:  # a bug in a rule's fix must not stop the run
+        return [notice(name, INTERNAL_ERROR, f"internal error: {type(error).__name__}: {error}")]
+
+
+def notebook_report(
+    notebook: Notebook, name: str, settings: Settings, *, importer: FileImporter | None = None
+) -> CellReport:
+    """The notebook's diagnostics at their cells, fixes not built yet. A notebook whose
+    kernel is not Python has none."""
     program, unparsed = program_of(notebook), []
+    if notebook.language not in (None, "python"):
+        return CellReport([], program, LintReport())
 
     def report_on(program: Program) -> LintReport:
         return lint_report(
@@ -72,23 +105,19 @@ def lint_notebook(
     if any(d.code == SYNTAX_ERROR for d in report.diagnostics):
         program, unparsed = _without_unparsable(program, name)
         report = report_on(program)
-    try:
-        found = report.with_fixes() if fixes else report.diagnostics
-    except Exception as error:  # a bug in a rule's fix must not stop the run
-        found = [notice(name, INTERNAL_ERROR, f"internal error: {type(error).__name__}: {error}")]
-    return unparsed + [in_cell(d, program) for d in found]
+    linted = {in_cell(d, program): d for d in report.diagnostics}
+    return CellReport(unparsed + list(linted), program, report, linted)
 
 
 def in_cell(d: Diagnostic, program: Program) -> Diagnostic:
     """A diagnostic of the program at its cell and line; a notice about the whole program
     stays at 1:1 of the notebook."""
-    if not program.places or (d.code == INTERNAL_ERROR and d.line == 1 and d.column == 0):
+    if not program.places or d.code in (INTERNAL_ERROR, TOO_COMPLEX):
         return d
     cell, line = program.place(d.line)
     end_cell, end_line = program.place(d.end_line)
     end = (end_line, d.end_column) if end_cell == cell else (line, d.column)
-    fix = _fix_in_cell(d.fix, program, cell) if d.fix is not None else None
-    return replace(d, line=line, end_line=end[0], end_column=end[1], cell=cell, fix=fix)
+    return replace(d, line=line, end_line=end[0], end_column=end[1], cell=cell)
 
 
 def _fix_in_cell(fix: SuggestedFix, program: Program, cell: int) -> SuggestedFix | None:
