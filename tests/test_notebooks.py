@@ -240,3 +240,20 @@ def test_a_cached_run_reports_the_same_cells(tmp_path):
     ]
     assert runs[0] == runs[1]
     assert {(d["cell"], d["code"]) for d in json.loads(runs[1])} == {(2, "DVL201"), (3, "DVL102")}
+
+
+def test_empty_cells_indented_cells_and_help_searches_read_as_ipython_runs_them(tmp_path):
+    """An empty source list, a cell IPython dedents (its first line indented) and
+    `torch.*Tensor?`: the finding keeps the column the user sees in the cell."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(""),
+        nbformat.v4.new_code_cell("torch.*Tensor?"),
+        nbformat.v4.new_code_cell(
+            "  import torch\n  model = torch.nn.Linear(2, 2).cuda()\n  y = model(torch.ones(1, 2))"
+        ),
+    ]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(notebook, path)
+    found = _json_findings("nb.ipynb", cwd=tmp_path)
+    assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [(3, 3, 7, "DVL102")]

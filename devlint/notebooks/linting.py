@@ -116,26 +116,30 @@ def in_cell(d: Diagnostic, program: Program) -> Diagnostic:
         return d
     cell, line = program.place(d.line)
     end_cell, end_line = program.place(d.end_line)
-    end = (end_line, d.end_column) if end_cell == cell else (line, d.column)
-    return replace(d, line=line, end_line=end[0], end_column=end[1], cell=cell)
+    indent = program.indents.get(cell, 0)
+    column, end_column = d.column + indent, d.end_column + indent
+    end = (end_line, end_column) if end_cell == cell else (line, column)
+    return replace(d, line=line, column=column, end_line=end[0], end_column=end[1], cell=cell)
 
 
 def _fix_in_cell(fix: SuggestedFix, program: Program, cell: int) -> SuggestedFix | None:
-    """The fix with cell lines; None if it would edit another cell or an IPython line."""
+    """The fix with cell lines; None if it would edit another cell or an IPython line, or
+    add lines to a cell IPython dedents."""
     lines = program.text.split("\n")
     originals = {c.number: c.source.split("\n") for c in program.cells}
+    indent = program.indents.get(cell, 0)
     edits = []
     for edit in fix.edits:
-        (start_cell, start), (end_cell, end) = (
-            program.place(edit.line),
-            program.place(edit.end_line),
-        )
-        if start_cell != cell or end_cell != cell:
+        start_cell, start = program.place(edit.line)
+        end_cell, end = program.place(edit.end_line)
+        if start_cell != cell or end_cell != cell or (indent and "\n" in edit.text):
             return None
         for number, in_cell_line in ((edit.line, start), (edit.end_line, end)):
-            if lines[number - 1].rstrip("\r") != originals[cell][in_cell_line - 1].rstrip("\r"):
+            original = originals[cell][in_cell_line - 1][indent:]
+            if lines[number - 1].rstrip("\r") != original.rstrip("\r"):
                 return None  # a line made inert: its text is not the cell's
-        edits.append(SourceEdit(start, edit.column, end, edit.end_column, edit.text))
+        column, end_column = edit.column + indent, edit.end_column + indent
+        edits.append(SourceEdit(start, column, end, end_column, edit.text))
     return replace(fix, edits=tuple(edits))
 
 

@@ -21,7 +21,7 @@ _CELL_MAGIC = re.compile(r"\s*%%(?P<name>\w+)")
 _MAGIC_START = r"(?:!(?!=)|%%?[A-Za-z]|\?+[\w.])"  # not `!=` nor a `% b` continued
 _LINE_MAGIC = re.compile(r"\s*" + _MAGIC_START)
 _ASSIGNED_MAGIC = re.compile(r"(?P<target>\s*[\w.]+(?:\s*,\s*[\w.]+)*\s*=\s*)" + _MAGIC_START)
-_HELP = re.compile(r"(?P<indent>\s*)[\w.\[\]]+\?\??\s*$")
+_HELP = re.compile(r"(?P<indent>\s*)[\w.\[\]*]+\?\??\s*$")  # `torch.*Tensor?` searches
 _TIMED_STATEMENT = re.compile(r"%time\s+(?P<statement>\S.*)")
 _COMPOUND = re.compile(r"(?:for|while|if|with|def|class|try|async)\b")
 

@@ -5,13 +5,14 @@ with code has one (the notebook was saved after running all of it, and the
 counts say in which order); otherwise, in document order ("Run All"). A
 device chosen in cell 2 is then known in cell 9. Each cell's text is its
 source with IPython syntax made inert (``magics``), ending in a newline, so a
-program line is always one cell's line, with the same columns.
+program line is always one cell's line, with the same columns (but for a cell
+that IPython dedents: ``Program.indents``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from devlint.notebooks.magics import neutralise
 from devlint.notebooks.reading import Cell, Notebook
@@ -22,12 +23,15 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 @dataclass(frozen=True)
 class Program:
     """The code of ``cells`` joined; ``places[n - 1]`` is (cell, line) of program line n.
-    The cells in ``blank`` count as blank lines (cells that cannot be parsed)."""
+    The cells in ``blank`` count as blank lines (cells that cannot be parsed); the
+    lines of a cell in ``indents`` lost that many leading characters (IPython removes
+    the indentation of a cell whose first line is indented)."""
 
     text: str
     cells: tuple[Cell, ...]
     places: tuple[tuple[int, int], ...]
     blank: frozenset[int] = frozenset()
+    indents: dict[int, int] = field(default_factory=dict)
 
     def place(self, line: int) -> tuple[int, int]:
         """(cell number, line in the cell) of a 1-based program line; past the end: the
@@ -60,6 +64,7 @@ def run_order(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
 def _joined(cells: tuple[Cell, ...], blank: frozenset[int]) -> Program:
     texts: list[str] = []
     places: list[tuple[int, int]] = []
+    indents: dict[int, int] = {}
     for cell in cells:
         lines = _LINE_END.split(cell.source)
         if lines[-1] == "":
@@ -67,8 +72,21 @@ def _joined(cells: tuple[Cell, ...], blank: frozenset[int]) -> Program:
         if cell.number in blank:
             text = "\n" * len(lines)
         else:
-            text = neutralise(cell.source)
+            text, indent = _dedented(neutralise(cell.source))
             text = text if not lines or _LINE_END.search(text[-1:]) else text + "\n"
+            if indent:
+                indents[cell.number] = indent
         texts.append(text)
         places += [(cell.number, line) for line in range(1, len(lines) + 1)]
-    return Program("".join(texts), cells, tuple(places), blank)
+    return Program("".join(texts), cells, tuple(places), blank, indents)
+
+
+def _dedented(text: str) -> tuple[str, int]:
+    """``text`` without the indentation of its first line with code, if every line with code
+    has it (as IPython runs such a cell); and how many characters each line lost."""
+    lines = text.splitlines(keepends=True)
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    if not indent or not all(line.startswith(indent) for line in lines if line.strip()):
+        return text, 0
+    return "".join(line[len(indent) :] if line.strip() else line for line in lines), len(indent)

@@ -134,6 +134,8 @@ def _cell(text: str, start: int, number: int) -> Cell:
 
 def _file_lines(text: str, start: int, parts: list[str]) -> tuple[int, ...]:
     """The file line of each source line: the line of the JSON string it starts in."""
+    if not "".join(parts):
+        return ()
     part_starts = list(_elements(text, start)) if text.startswith("[", start) else [start]
     offsets, joined = [], 0
     for part in parts:
