@@ -257,3 +257,36 @@ def test_empty_cells_indented_cells_and_help_searches_read_as_ipython_runs_them(
     nbformat.write(notebook, path)
     found = _json_findings("nb.ipynb", cwd=tmp_path)
     assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [(3, 3, 7, "DVL102")]
+
+
+RUNTIME_FAILURES = {  # fixture: where "Run All" on a GPU machine first fails
+    "batch_not_moved.ipynb": "cell 6:5: RuntimeError: Expected all tensors",
+    "input_left_on_cpu.ipynb": "cell 5:1: RuntimeError: Expected all tensors",
+    "numpy_of_gpu_output.ipynb": "cell 3:3: TypeError: can't convert cuda",
+    "transfer_discarded.ipynb": "cell 3:1: RuntimeError: Expected all tensors",
+    "unregistered_mask.ipynb": "cell 2:8: RuntimeError: Expected all tensors",
+}
+RUN_CLEAN = [
+    "device_from_earlier_cell.ipynb",
+    "moved_in_helper_cell.ipynb",
+    "out_of_order.ipynb",
+    "magics_and_shell.ipynb",
+    "code_in_markdown_and_raw.ipynb",
+    "guarded_by_cuda_check.ipynb",
+    "capture_and_time_cells.ipynb",
+]
+
+
+@pytest.mark.parametrize("name", sorted(RUNTIME_FAILURES) + RUN_CLEAN)
+def test_devlint_run_names_the_cell_where_the_notebook_fails_on_an_emulated_gpu(tmp_path, name):
+    """The findings are real: the buggy notebooks fail where they are marked, the correct ones
+    run clean (in the order their execution counts give)."""
+    shutil.copy(NOTEBOOKS / name, tmp_path / name)
+    done = _devlint("run", "--gpus", "1", name, cwd=tmp_path)
+    summary = done.stderr.decode()
+    if name in RUNTIME_FAILURES:
+        assert done.returncode == 1
+        assert f"first device error: {name}:{RUNTIME_FAILURES[name]}" in summary
+    else:
+        assert done.returncode == 0, summary
+        assert "\nno device error\n" in summary

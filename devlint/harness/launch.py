@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import linecache
 import os
 import runpy
 import sys
@@ -25,6 +26,8 @@ from typing import Any
 
 from devlint.harness.observe import Recorder, is_user_file
 from devlint.harness.report import ProcessReport
+from devlint.notebooks.program import program_of
+from devlint.notebooks.reading import is_notebook, read_notebook
 
 BACKEND_ENV = "DEVLINT_HARNESS_BACKEND"
 GPUS_ENV = "DEVLINT_HARNESS_GPUS"
@@ -117,7 +120,10 @@ def execute(script: str, args: list[str], session: Session) -> int:
     sys.argv = [script, *args]
     sys.path[0] = os.path.dirname(path)
     try:
-        runpy.run_path(path, run_name="__main__")
+        if is_notebook(path):
+            _run_notebook(path)
+        else:
+            runpy.run_path(path, run_name="__main__")
     except SystemExit as exit_:
         return _exit_status(exit_.code)
     except BaseException as error:  # the script's own failure: report it like Python does
@@ -125,6 +131,25 @@ def execute(script: str, args: list[str], session: Session) -> int:
         print_traceback(error, _from_script(error.__traceback__, path))
         return 1
     return 0
+
+
+def _run_notebook(path: str) -> None:
+    """A notebook's code cells run one after the other in one namespace, as "Run All"
+    does (in the order ``devlint.notebooks.program`` gives, IPython lines made inert): a
+    cell that raises, or does not compile, stops the run there. Each cell is compiled
+    under the notebook's name at its program lines, so reports name them and ``summary``
+    names them by cell."""
+    with open(path, "rb") as file:
+        program = program_of(read_notebook(file.read()))
+    lines = program.text.splitlines(True)
+    linecache.cache[path] = (len(program.text), None, lines, path)
+    main = {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__}
+    start = 0
+    for end in range(1, len(lines) + 1):
+        if end == len(lines) or program.places[end][0] != program.places[start][0]:
+            cell = "\n" * start + "".join(lines[start:end])  # the cell at its program lines
+            exec(compile(cell, path, "exec"), main)
+            start = end
 
 
 def print_traceback(error: BaseException, tb: TracebackType | None) -> None:
@@ -178,6 +203,9 @@ def describe(error: BaseException) -> dict[str, Any]:
         if is_user_file(tb.tb_frame.f_code.co_filename):
             file, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
         tb = tb.tb_next
+    if isinstance(error, SyntaxError) and error.filename and error.lineno:  # where it is
+        file, line = error.filename, error.lineno
+        return {"type": "SyntaxError", "message": error.msg, "file": file, "line": line}
     return {"type": type(error).__name__, "message": str(error), "file": file, "line": line}
 
 

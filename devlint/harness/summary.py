@@ -1,12 +1,17 @@
-"""What ``devlint run`` prints after the script: the first device error and the transfers."""
+"""What ``devlint run`` prints after the script: the first device error and the transfers
+(by cell and line in a notebook)."""
 
 from __future__ import annotations
 
 import os
+from functools import cache
 from typing import Any
 
 from devlint.harness.observe import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
 from devlint.harness.report import RunReport
+from devlint.notebooks.program import Program, program_of
+from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
+from devlint.reading import read_regular_file
 
 KINDS = (HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE)
 
@@ -26,7 +31,7 @@ def run_summary(report: RunReport, gpus: int, status: int) -> str:
 
 def _error(error: dict[str, Any]) -> str:
     message = str(error["message"]).strip().splitlines()
-    where = f"{_path(str(error['file']))}:{error['line']}"
+    where = _where(str(error["file"]), int(error["line"]))
     return f"{where}: {error['type']}: {message[0] if message else ''}"
 
 
@@ -35,7 +40,7 @@ def _transfers(transfers: list[dict[str, Any]]) -> list[str]:
         return ["no transfers between host and device"]
     by_line: dict[str, dict[str, tuple[int, int]]] = {}
     for transfer in transfers:
-        where = f"{_path(transfer['file'])}:{transfer['line']}"
+        where = _where(transfer["file"], transfer["line"])
         by_line.setdefault(where, {})[transfer["kind"]] = (transfer["count"], transfer["bytes"])
     header = ("LINE", *KINDS)
     rows = [
@@ -83,6 +88,23 @@ def _path(file: str) -> str:
     return file if relative.startswith("..") else relative
 
 
-def _line_key(where: str) -> tuple[str, int]:
+def _where(file: str, line: int) -> str:
+    """``train.py:12``; in a notebook, ``nb.ipynb:cell 3:4`` (its program's line by cell)."""
+    if not is_notebook(file):
+        return f"{_path(file)}:{line}"
+    cell, in_cell = _notebook_program(file).place(line)
+    return f"{_path(file)}:cell {cell}:{in_cell}"
+
+
+@cache
+def _notebook_program(file: str) -> Program:
+    try:
+        return program_of(read_notebook(read_regular_file(file)))
+    except (OSError, NotebookError):
+        return Program("", (), ())  # read since the run: places are (0, 1)
+
+
+def _line_key(where: str) -> tuple[str, int, int]:
     file, _, line = where.rpartition(":")
-    return file, int(line) if line.isdigit() else 0
+    file, _, cell = file.rpartition(":cell ") if ":cell " in file else (file, "", "0")
+    return file, int(cell) if cell.isdigit() else 0, int(line) if line.isdigit() else 0
