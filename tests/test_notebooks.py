@@ -26,7 +26,7 @@ from devlint.notebooks.magics import neutralise
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "fixtures" / "notebooks"
 FIXTURES = sorted(NOTEBOOKS.glob("*.ipynb"))
-SCHEMA = ROOT.parent / "shared" / "sarif-schema-2.1.0.json"
+SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 
 
 def _devlint(

@@ -144,6 +144,21 @@ def test_hook_fails_on_a_buggy_file_and_passes_on_a_clean_one(
     assert "Passed" in passed.stdout
 
 
+def test_hook_checks_a_staged_notebook(
+    tmp_path: Path, wheelhouse: Path, hook_repository: Path
+) -> None:
+    environment = offline_environment(tmp_path, wheelhouse)
+    project = project_with_buggy_file(tmp_path, environment)
+    (project / "train.py").write_text(CLEAN)
+    shutil.copy(ROOT / "fixtures" / "notebooks" / "input_left_on_cpu.ipynb", project / "nb.ipynb")
+    run("git", "add", "train.py", "nb.ipynb", cwd=project, env=environment)
+    try_repo = (sys.executable, "-m", "pre_commit", "try-repo", str(hook_repository), "devlint")
+    failed = run(*try_repo, "--all-files", cwd=project, env=environment)
+    output = failed.stdout + failed.stderr
+    assert failed.returncode == 1, output
+    assert "nb.ipynb:cell 5:1:5: DVL102 " in output, output
+
+
 def documented_configurations() -> dict[str, str]:
     """The ``.pre-commit-config.yaml`` snippets users copy from the docs, by page."""
     snippets = {}
@@ -186,6 +201,6 @@ def test_manifest_is_valid_for_pre_commit_and_matches_the_docs() -> None:
         "devlint check --force-exclude",
         "python",
     )
-    assert hook["types_or"] == ["python", "pyi"]
+    assert hook["types_or"] == ["python", "pyi", "jupyter"]
     for page in ("docs/ci.md", "docs/usage.md", "README.md"):
         assert "- id: devlint" in (ROOT / page).read_text(encoding="utf-8"), page

@@ -14,8 +14,11 @@ EXTRACTED_SUFFIXES = (".py", ".pyi")
 EXTRACTED_NAMES = ("pyproject.toml",)
 
 
-def write_checkout(gitdir: Path, commit: str, dest: Path) -> None:
-    """Write the Python files and ``pyproject.toml`` of ``commit`` to ``dest``, then the marker.
+def write_checkout(
+    gitdir: Path, commit: str, dest: Path, suffixes: tuple[str, ...] = EXTRACTED_SUFFIXES
+) -> None:
+    """Write the Python files (``suffixes``) and ``pyproject.toml`` of ``commit`` to ``dest``,
+    then the marker.
 
     Blobs a partial mirror lacks are skipped: ``git archive`` would fail on them.
     """
@@ -31,7 +34,7 @@ def write_checkout(gitdir: Path, commit: str, dest: Path) -> None:
         meta, path = record.split("\t", 1)
         _mode, kind, sha = meta.split()
         name = path.rsplit("/", 1)[-1]
-        if kind == "blob" and (name.endswith(EXTRACTED_SUFFIXES) or name in EXTRACTED_NAMES):
+        if kind == "blob" and (name.endswith(suffixes) or name in EXTRACTED_NAMES):
             wanted.append((sha, path))
     batch = subprocess.run(
         ["git", f"--git-dir={gitdir}", "cat-file", "--batch"],
