@@ -243,12 +243,14 @@ def test_a_cached_run_reports_the_same_cells(tmp_path):
 
 
 def test_empty_cells_indented_cells_and_help_searches_read_as_ipython_runs_them(tmp_path):
-    """An empty source list, a cell IPython dedents (its first line indented) and
-    `torch.*Tensor?`: the finding keeps the column the user sees in the cell."""
+    """An empty source list, a cell IPython dedents (its first line indented),
+    `torch.*Tensor?` and a `%%bash` cell without a final newline: the finding keeps the
+    line and column the user sees in the cell."""
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_code_cell(""),
         nbformat.v4.new_code_cell("torch.*Tensor?"),
+        nbformat.v4.new_code_cell("%%bash\nfor f in *; do\n  echo $f\ndone"),
         nbformat.v4.new_code_cell(
             "  import torch\n  model = torch.nn.Linear(2, 2).cuda()\n  y = model(torch.ones(1, 2))"
         ),
@@ -256,7 +258,7 @@ def test_empty_cells_indented_cells_and_help_searches_read_as_ipython_runs_them(
     path = tmp_path / "nb.ipynb"
     nbformat.write(notebook, path)
     found = _json_findings("nb.ipynb", cwd=tmp_path)
-    assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [(3, 3, 7, "DVL102")]
+    assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [(4, 3, 7, "DVL102")]
 
 
 RUNTIME_FAILURES = {  # fixture: where "Run All" on a GPU machine first fails

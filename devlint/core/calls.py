@@ -41,6 +41,7 @@ from devlint.core.syntax import (
 from devlint.core.torch_api import CallKind, CallSpec
 from devlint.core.values import (
     ASYNC_COPY,
+    AVAILABILITY_VALUE,
     BUFFER,
     CALL_RESULT,
     NO_DEVICE,
@@ -318,6 +319,8 @@ class Calls(Part):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _RUNTIME_DEVICE_CHECKS:
             self.state.runtime_device = True
+            if qualname == "torch.cuda.is_available" and not node.args:
+                return AVAILABILITY_VALUE  # `use_cuda = torch.cuda.is_available()`: a guard
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
             self.state.record(distributed)

@@ -73,7 +73,8 @@ def _joined(cells: tuple[Cell, ...], blank: frozenset[int]) -> Program:
             text = "\n" * len(lines)
         else:
             text, indent = _dedented(neutralise(cell.source))
-            text = text if not lines or _LINE_END.search(text[-1:]) else text + "\n"
+            ends_line = _LINE_END.search(cell.source[-1:])  # an inert cell's text is all ends
+            text = text if not lines or ends_line else text + "\n"
             if indent:
                 indents[cell.number] = indent
         texts.append(text)
