@@ -97,6 +97,14 @@ def test_markdown_and_raw_cells_are_not_code():
     assert "DVL102" in _codes("import torch\nfrom torch import nn\n" + cells[2].source)
 
 
+def test_a_cells_last_expression_is_displayed_not_discarded():
+    """`m.to(device)` alone at the end of a cell shows the moved copy (Out[n]); the notebook
+    goes on with `m` on the cpu on purpose."""
+    cells = _cells("displayed_transfer.ipynb")
+    source = "\n".join(cell.source for cell in cells if cell.cell_type == "code")
+    assert "DVL201" in _codes(source)  # read as a Python file, it is thrown away
+
+
 def test_noqa_in_a_cell_silences_that_line_only():
     cells = _cells("noqa_in_cell.ipynb")
     source = "\n".join(cell.source for cell in cells).replace("noqa: DVL102", "")
@@ -270,6 +278,7 @@ RUNTIME_FAILURES = {  # fixture: where "Run All" on a GPU machine first fails
 }
 RUN_CLEAN = [
     "device_from_earlier_cell.ipynb",
+    "displayed_transfer.ipynb",
     "moved_in_helper_cell.ipynb",
     "out_of_order.ipynb",
     "magics_and_shell.ipynb",
