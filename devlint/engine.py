@@ -8,7 +8,7 @@ show them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -17,6 +17,7 @@ import libcst as cst
 from devlint import clash_owners
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
+from devlint.core.events import FILE_LAYOUT, Layout
 from devlint.core.positions import NotInModule
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
@@ -100,13 +101,13 @@ def lint_report(
     *,
     honour_noqa: bool = True,
     importer: FileImporter | None = None,
-    line_name: Callable[[int], str] | None = None,
+    layout: Layout = FILE_LAYOUT,
 ) -> LintReport:
     """One file's diagnostics, their fixes not built yet. Never raises: failures become notices.
 
     ``importer`` lets the analysis see the project modules the file imports
     (``project_importer``); without one, what the file imports is unknown.
-    ``line_name`` names a line of ``source`` in messages (a notebook's cells).
+    ``layout`` says what the user sees of ``source`` (a notebook's cells).
     """
     rules = [rule() for rule in all_rules() if _enabled(rule, settings, path)]
     if not rules or "torch" not in source:
@@ -127,8 +128,7 @@ def lint_report(
         return LintReport([notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")])
     try:
         facts = analyse(module, settings, importer)
-        if line_name is not None:
-            facts.line_name = line_name
+        facts.layout = layout
         clash_owners.assign(facts)
         found = _first_per_place(_diagnostics(facts, rules, path))
     except Exception as error:  # one bad file must not stop the run

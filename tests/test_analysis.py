@@ -152,6 +152,16 @@ CASES = {
         "from torch.utils.data import DataLoader\nfor x, y in DataLoader(ds):\n    reveal(y)",
         CPU,
     ),
+    "a visible collate_fn that moves nothing keeps batches on cpu": (
+        "from torch.utils.data import DataLoader\ndef collate(items):\n    return items\n"
+        "for x, y in DataLoader(ds, collate_fn=collate):\n    reveal(y)",
+        CPU,
+    ),
+    "a collate_fn the analysis cannot see into may move the batches": (
+        "from functools import partial\nfrom torch.utils.data import DataLoader\n"
+        "for x, y in DataLoader(ds, collate_fn=partial(collate, device=device)):\n    reveal(y)",
+        UNKNOWN,
+    ),
     "parameter named device": (
         "def f(device):\n    reveal(torch.ones(1).to(device))",
         Symbol("device"),

@@ -17,6 +17,10 @@ from devlint.engine import lint_source
 
 CUDA = Concrete("cuda")
 MOVED_UNDER_FLAG = "x = torch.zeros(2)\nif use_cuda:\n    x = x.cuda()\n"
+ON_THE_CHOSEN_DEVICE = (
+    "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+    "x = torch.zeros(2).to(device)\n"
+)
 
 CASES = {
     "the else of the same flag is the cpu side": (
@@ -69,6 +73,24 @@ CASES = {
         "y = torch.ones(2)\nif flag:\n    y = y.cuda()\nelse:\n    y = y.cpu()\n"
         "if not torch.cuda.is_available():\n    reveal(x)",
         CPU,
+    ),
+    "a name that holds torch.cuda.is_available() is an availability test": (
+        ON_THE_CHOSEN_DEVICE
+        + "use_gpu = torch.cuda.is_available()\nif not use_gpu:\n    reveal(x)",
+        CPU,
+    ),
+    "without an accelerator, what the branch learnt holds after it": (
+        ON_THE_CHOSEN_DEVICE + "train_on_gpu = torch.cuda.is_available()\n"
+        "if train_on_gpu:\n    x = x.cpu()\nreveal(x)",
+        CPU,
+    ),
+    "a conditional expression's branch knows its test": (
+        ON_THE_CHOSEN_DEVICE + "y = reveal(x) if not torch.cuda.is_available() else None",
+        CPU,
+    ),
+    "the other branch of a conditional expression does not": (
+        ON_THE_CHOSEN_DEVICE + "y = None if not torch.cuda.is_available() else reveal(x)",
+        MAYBE_ACCEL,
     ),
     "on the cpu branch of a device variable its tensors are unknown": (
         "def f(device):\n    x = torch.zeros(2, device=device)\n"
@@ -146,6 +168,21 @@ def extract(loader, use_cuda):
             features.index_copy_(0, index.cpu(), feats.cpu())
     return features
 """
+
+
+def test_a_numpy_conversion_guarded_by_a_gpu_flag_in_a_conditional_expression_is_fine():
+    """The Udacity course's idiom: `.numpy()` only where no GPU is used, `.cpu()` first
+    where one is; and the same without the guard is reported."""
+    guarded = (
+        PRELUDE
+        + "import numpy as np\ntrain_on_gpu = torch.cuda.is_available()\n"
+        + "model = nn.Linear(2, 2)\nif train_on_gpu:\n    model.cuda()\n"
+        + "out = model(torch.ones(1, 2).cuda() if train_on_gpu else torch.ones(1, 2))\n"
+        + "a = np.squeeze(out.numpy()) if not train_on_gpu else np.squeeze(out.cpu().numpy())\n"
+    )
+    assert [d.code for d in lint_source(guarded, "guarded.py")] == []
+    unguarded = guarded.replace("if not train_on_gpu else", "if train_on_gpu else")
+    assert [d.code for d in lint_source(unguarded, "unguarded.py")] == ["DVL202"]
 
 
 def test_a_placeholder_replaced_on_the_first_iteration_never_meets_the_loop_body() -> None:

@@ -97,6 +97,14 @@ def test_markdown_and_raw_cells_are_not_code():
     assert "DVL102" in _codes("import torch\nfrom torch import nn\n" + cells[2].source)
 
 
+def test_a_cells_last_expression_is_displayed_not_discarded():
+    """`m.to(device)` alone at the end of a cell shows the moved copy (Out[n]); the notebook
+    goes on with `m` on the cpu on purpose."""
+    cells = _cells("displayed_transfer.ipynb")
+    source = "\n".join(cell.source for cell in cells if cell.cell_type == "code")
+    assert "DVL201" in _codes(source)  # read as a Python file, it is thrown away
+
+
 def test_noqa_in_a_cell_silences_that_line_only():
     cells = _cells("noqa_in_cell.ipynb")
     source = "\n".join(cell.source for cell in cells).replace("noqa: DVL102", "")
@@ -243,12 +251,14 @@ def test_a_cached_run_reports_the_same_cells(tmp_path):
 
 
 def test_empty_cells_indented_cells_and_help_searches_read_as_ipython_runs_them(tmp_path):
-    """An empty source list, a cell IPython dedents (its first line indented) and
-    `torch.*Tensor?`: the finding keeps the column the user sees in the cell."""
+    """An empty source list, a cell IPython dedents (its first line indented),
+    `torch.*Tensor?` and a `%%bash` cell without a final newline: the finding keeps the
+    line and column the user sees in the cell."""
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_code_cell(""),
         nbformat.v4.new_code_cell("torch.*Tensor?"),
+        nbformat.v4.new_code_cell("%%bash\nfor f in *; do\n  echo $f\ndone"),
         nbformat.v4.new_code_cell(
             "  import torch\n  model = torch.nn.Linear(2, 2).cuda()\n  y = model(torch.ones(1, 2))"
         ),
@@ -256,7 +266,7 @@ def test_empty_cells_indented_cells_and_help_searches_read_as_ipython_runs_them(
     path = tmp_path / "nb.ipynb"
     nbformat.write(notebook, path)
     found = _json_findings("nb.ipynb", cwd=tmp_path)
-    assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [(3, 3, 7, "DVL102")]
+    assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [(4, 3, 7, "DVL102")]
 
 
 RUNTIME_FAILURES = {  # fixture: where "Run All" on a GPU machine first fails
@@ -268,6 +278,7 @@ RUNTIME_FAILURES = {  # fixture: where "Run All" on a GPU machine first fails
 }
 RUN_CLEAN = [
     "device_from_earlier_cell.ipynb",
+    "displayed_transfer.ipynb",
     "moved_in_helper_cell.ipynb",
     "out_of_order.ipynb",
     "magics_and_shell.ipynb",

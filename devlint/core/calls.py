@@ -41,6 +41,7 @@ from devlint.core.syntax import (
 from devlint.core.torch_api import CallKind, CallSpec
 from devlint.core.values import (
     ASYNC_COPY,
+    AVAILABILITY_VALUE,
     BUFFER,
     CALL_RESULT,
     NO_DEVICE,
@@ -318,6 +319,8 @@ class Calls(Part):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         if qualname in _RUNTIME_DEVICE_CHECKS:
             self.state.runtime_device = True
+            if qualname == "torch.cuda.is_available" and not node.args:
+                return AVAILABILITY_VALUE  # `use_cuda = torch.cuda.is_available()`: a guard
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
             self.state.record(distributed)
@@ -367,10 +370,15 @@ class Calls(Part):
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def data_loader(self, node: cst.Call, args: Args) -> Value:
-        """A DataLoader yields cpu batches unless its dataset visibly holds device tensors."""
+        """A DataLoader yields cpu batches unless its dataset visibly holds device tensors, or
+        its ``collate_fn`` is one the analysis cannot see into (``partial(collate,
+        device=device)`` may move every batch): then where they are is unknown."""
         loader = Value(Kind.LOADER, CPU, Origin("created", node))
-        for source in (args.get(0, "dataset"), args.get(6, "collate_fn")):
-            if source is None:
+        collate = args.get(6, "collate_fn")
+        if collate is not None and not _visible_function(collate[1]):
+            loader = Value(Kind.LOADER, UNKNOWN)
+        for source in (args.get(0, "dataset"), collate):
+            if source is None or loader.device is UNKNOWN:
                 continue
             value = source[1]
             if value.kind is Kind.FUNCTION and isinstance(value.ref, FunctionInfo):
@@ -675,6 +683,13 @@ def _is_true(node: cst.BaseExpression) -> bool:
 def _is_true_keyword(args: Args, name: str) -> bool:
     given = args.keywords.get(name)
     return given is not None and _is_true(given[0])
+
+
+def _visible_function(value: Value) -> bool:
+    """A function defined in the code the analysis reads (or ``None``, the default)."""
+    return value.kind is Kind.NONE or (
+        value.kind is Kind.FUNCTION and isinstance(value.ref, FunctionInfo)
+    )
 
 
 def _first_origin(value: Value) -> Origin | None:

@@ -5,9 +5,8 @@ Rules read these events; they never walk the tree for devices themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
@@ -198,6 +197,30 @@ class ProcessGroupCreated:
     backend: str | None
 
 
+class Layout(Protocol):
+    """What the user sees of the analysed text: a file's lines, or a notebook's cells."""
+
+    def line_name(self, line: int) -> str:
+        """How messages name a line: ``line 8``, or ``line 4 of cell 2``."""
+        ...
+
+    def displays(self, line: int) -> bool:
+        """Whether the value of a top-level expression ending on ``line`` is shown to the
+        user (a notebook cell's last expression), not thrown away."""
+        ...
+
+
+class _FileLayout:
+    def line_name(self, line: int) -> str:
+        return f"line {line}"
+
+    def displays(self, line: int) -> bool:
+        return False
+
+
+FILE_LAYOUT: Layout = _FileLayout()
+
+
 @dataclass(eq=False)
 class Facts:
     """Everything rules may ask about one analysed file."""
@@ -230,8 +253,7 @@ class Facts:
     imported: list[ModuleScope] = field(default_factory=list)  # project modules it reached
     cited: list[tuple[str, int]] = field(default_factory=list)
     """(path, line) of each place in another file a message named (``place_of``), in order."""
-    line_name: Callable[[int], str] = field(default=lambda line: f"line {line}", repr=False)
-    """How messages name a line of this file (a notebook's: ``line 4 of cell 2``)."""
+    layout: Layout = field(default_factory=lambda: FILE_LAYOUT, repr=False)
     _positions: Positions | None = None
 
     def collect(self, events: list[object]) -> None:
@@ -283,7 +305,7 @@ class Facts:
         """Where ``node`` is, for a message: ``line 8`` in this file, ``model.py:41`` in
         another file of the project."""
         try:
-            return self.line_name(self.line_of(node))
+            return self.layout.line_name(self.line_of(node))
         except NotInModule:
             pass
         for scope in self.imported:

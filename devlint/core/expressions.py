@@ -348,8 +348,12 @@ class Expressions(Part):
 
     def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
         self.eval(node.test, env)
+        narrowed = self.flow.narrowed_for(node.test, env, True)
         body = self.eval(node.body, env)
+        env.widen(narrowed)
+        narrowed = self.flow.narrowed_for(node.test, env, False)
         orelse = self.eval(node.orelse, env)
+        env.widen(narrowed)
         if _unwraps(node.body, node.orelse) or _unwraps(node.orelse, node.body):
             # `model.module if wrapped else model`: the model itself, whichever path runs
             plain = orelse if _unwraps(node.body, node.orelse) else body

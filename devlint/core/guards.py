@@ -36,12 +36,17 @@ class DeviceTest:
     cpu: bool
 
 
-def availability_test(test: cst.BaseExpression) -> bool | None:
-    """True for ``torch.cuda.is_available()``, False for its negation, else None."""
+def availability_test(
+    test: cst.BaseExpression, holds_availability: Callable[[cst.BaseExpression], bool]
+) -> bool | None:
+    """True for ``torch.cuda.is_available()`` or a name that holds it (``train_on_gpu``, as
+    ``holds_availability`` says), False for their negation, else None."""
     holds = True
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, holds = test.expression, not holds
     if isinstance(test, cst.Call) and not test.args and dotted_name(test.func) in _AVAILABILITY:
+        return holds
+    if isinstance(test, cst.Name | cst.Attribute) and holds_availability(test):
         return holds
     return None
 

@@ -27,6 +27,7 @@ from devlint.core.syntax import (
 )
 from devlint.core.values import (
     BUFFER,
+    CUDA_AVAILABLE,
     NONE_VALUE,
     PARAMETER,
     UNKNOWN_VALUE,
@@ -449,10 +450,13 @@ class Flow(Part):
             else_env = self._if(orelse, else_start)
         else:
             else_env = self.suite(orelse.body, else_start)
-        if then_env is not None:
-            then_env.widen(then_narrowed)
-        if else_env is not None:
-            else_env.widen(else_narrowed)
+        if availability_test(statement.test, self._holds_availability) is None:
+            # Whether CUDA is available does not change: what a branch learnt of it holds
+            # after the branch too (`if use_cuda: p = p.cpu()` leaves `p` on the cpu).
+            if then_env is not None:
+                then_env.widen(then_narrowed)
+            if else_env is not None:
+                else_env.widen(else_narrowed)
         joined = join_envs(then_env, else_env, guarded=facts.guarded)
         both = then_env is not None and else_env is not None
         if joined is not None and both:
@@ -480,13 +484,22 @@ class Flow(Part):
             return []
         narrowed = env.refine(flag, flag.positive == holds) if flag is not None else []
         by_test = Origin("on the cpu by the test {}", test, test)
-        available = availability_test(test)
+        available = availability_test(test, self._holds_availability)
         if available is not None:
             return narrowed + (no_accelerator(env, by_test) if available != holds else [])
         found = device_test(test, self._literal_device)
         if found is not None:
             narrowed += place(env, found, found.cpu == holds, by_test)
         return narrowed
+
+    def narrowed_for(self, test: cst.BaseExpression, env: Env, holds: bool) -> list[Narrowing]:
+        """What a conditional expression's branch knows from its test, as an ``if``'s does
+        (``env.widen`` the result when leaving the branch)."""
+        return self._narrow(test, env, self._test_facts(test).flag, holds)
+
+    def _holds_availability(self, node: cst.BaseExpression) -> bool:
+        value = self.state.values.get(node)
+        return value is not None and value.ref == CUDA_AVAILABLE
 
     def _literal_device(self, node: cst.BaseExpression) -> Concrete | None:
         value = self.state.values.get(node)

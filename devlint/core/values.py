@@ -140,6 +140,8 @@ NONE_VALUE = Value(Kind.NONE, BOTTOM)
 SCALAR_VALUE = Value(Kind.SCALAR, BOTTOM)
 TRUE_VALUE = Value(Kind.SCALAR, BOTTOM, ref="True")  # the literals, so `if first:` can be decided
 FALSE_VALUE = Value(Kind.SCALAR, BOTTOM, ref="False")
+CUDA_AVAILABLE = "whether CUDA is available"  # ``ref`` of ``torch.cuda.is_available()``
+AVAILABILITY_VALUE = Value(Kind.SCALAR, BOTTOM, ref=CUDA_AVAILABLE)
 
 
 def truth(value: Value) -> bool | None:

@@ -97,9 +97,7 @@ def notebook_report(
         return CellReport([], program, LintReport())
 
     def report_on(program: Program) -> LintReport:
-        return lint_report(
-            program.text, name, settings, importer=importer, line_name=program.line_name
-        )
+        return lint_report(program.text, name, settings, importer=importer, layout=program)
 
     report = report_on(program)
     if any(d.code == SYNTAX_ERROR for d in report.diagnostics):

@@ -43,6 +43,16 @@ class Program:
         cell, in_cell = self.place(line)
         return f"line {in_cell} of cell {cell}"
 
+    def displays(self, line: int) -> bool:
+        """Whether ``line`` is the last line with code of its cell: IPython shows the value of
+        a cell's last expression (``Out[n]``)."""
+        if not 0 < line <= len(self.places):
+            return False
+        cell = self.places[line - 1][0]
+        lines = self.text.split("\n")
+        after = range(line, len(self.places))
+        return not any(self.places[i][0] == cell and _is_code(lines[i]) for i in after)
+
     def without(self, cell: int) -> Program:
         """This program with ``cell``'s lines blank too."""
         return _joined(self.cells, self.blank | {cell})
@@ -73,7 +83,8 @@ def _joined(cells: tuple[Cell, ...], blank: frozenset[int]) -> Program:
             text = "\n" * len(lines)
         else:
             text, indent = _dedented(neutralise(cell.source))
-            text = text if not lines or _LINE_END.search(text[-1:]) else text + "\n"
+            ends_line = _LINE_END.search(cell.source[-1:])  # an inert cell's text is all ends
+            text = text if not lines or ends_line else text + "\n"
             if indent:
                 indents[cell.number] = indent
         texts.append(text)
@@ -90,3 +101,8 @@ def _dedented(text: str) -> tuple[str, int]:
     if not indent or not all(line.startswith(indent) for line in lines if line.strip()):
         return text, 0
     return "".join(line[len(indent) :] if line.strip() else line for line in lines), len(indent)
+
+
+def _is_code(line: str) -> bool:
+    text = line.strip()
+    return bool(text) and not text.startswith("#")

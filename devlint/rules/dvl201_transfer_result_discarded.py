@@ -20,11 +20,12 @@ from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 class TransferResultDiscarded(Rule):
     """## What it does
     Finds `x.to(device)`, `x.cuda()` and `x.cpu()` on a tensor used as a bare
-    statement. It stays silent where the lost copy changes nothing: the
-    analysis knows the tensor is already on the device it is moved to, or the
-    local tensor left behind is read afterwards only as an argument PyTorch
-    takes on any device (the targets and lengths of `F.ctc_loss`, beside its
-    one tensor input).
+    statement. It stays silent where the copy is not lost (a notebook cell's
+    last expression, which IPython displays) and where the lost copy changes
+    nothing: the analysis knows the tensor is already on the device it is
+    moved to, or the local tensor left behind is read afterwards only as an
+    argument PyTorch takes on any device (the targets and lengths of
+    `F.ctc_loss`, beside its one tensor input).
 
     ## Why is this bad?
     `Tensor.to()` returns a new tensor and leaves the original where it was:
@@ -56,8 +57,10 @@ class TransferResultDiscarded(Rule):
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         for transfer in facts.discarded_transfers:
-            if _already_there(facts, transfer) or _left_behind_only_where_any_device_does(
-                facts, transfer
+            if (
+                _already_there(facts, transfer)
+                or _left_behind_only_where_any_device_does(facts, transfer)
+                or _displayed(facts, transfer)
             ):
                 continue
             receiver = facts.code_of(transfer.receiver.node, limit=60)
@@ -68,6 +71,13 @@ class TransferResultDiscarded(Rule):
             yield Finding(
                 transfer.node, message, self.meta.severity, partial(_fix, facts, transfer)
             )
+
+
+def _displayed(facts: Facts, transfer: DiscardedTransfer) -> bool:
+    """A notebook cell's last expression: IPython shows the moved copy (``Out[n]``), which
+    is what ``m.to(device)`` alone in a cell is written for."""
+    (_, column), (end_line, _) = facts.span_of(transfer.node)
+    return column == 0 and facts.layout.displays(end_line)
 
 
 def _already_there(facts: Facts, transfer: DiscardedTransfer) -> bool:
