@@ -38,7 +38,6 @@ def notebook_of(cells: Sequence[tuple[types.NotebookCell, str]]) -> Notebook:
                 text,
                 cell.execution_summary.execution_order if cell.execution_summary else None,
                 (0, 0),
-                (),
             )
             for number, (cell, text) in enumerate(cells, 1)
         ),

@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from devlint import __version__, decoding
 from devlint.diagnostic import Diagnostic, RelatedPlace, Severity
-from devlint.notebooks.reading import NotebookError, read_notebook
+from devlint.notebooks.reading import NotebookError, file_lines, read_notebook
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.reading import read_regular_file
 from devlint.rule_docs import USAGE_URL, docs_url, rule_sections, rule_text
@@ -175,9 +175,9 @@ def _physical_location(
         "endColumn": d.end_column + 1,
     }
     if d.cell is not None:  # the notebook's JSON lines that show the cell's lines
-        file_lines = shown_at[d.path].get(d.cell, ())
-        start = file_lines[d.line - 1] if 0 < d.line <= len(file_lines) else 1
-        end = file_lines[d.end_line - 1] if 0 < d.end_line <= len(file_lines) else start
+        shown = shown_at[d.path].get(d.cell, ())
+        start = shown[d.line - 1] if 0 < d.line <= len(shown) else 1
+        end = shown[d.end_line - 1] if 0 < d.end_line <= len(shown) else start
         region = {"startLine": start, "endLine": max(start, end)}
     return {"artifactLocation": _artifact_location(d.path, root), "region": region}
 
@@ -188,7 +188,7 @@ def _file_lines_by_cell(path: str) -> dict[int, tuple[int, ...]]:
         notebook = read_notebook(read_regular_file(path))
     except (OSError, NotebookError):
         return {}
-    return {cell.number: cell.file_lines for cell in notebook.cells}
+    return file_lines(notebook)
 
 
 def _related_location(number: int, place: RelatedPlace, root: Path) -> dict[str, object]:

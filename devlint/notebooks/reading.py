@@ -34,7 +34,6 @@ class Cell:
     source: str
     execution_count: int | None
     span: tuple[int, int]  # where the source's JSON value lies in the file's text
-    file_lines: tuple[int, ...]  # the file's 1-based line showing each source line
 
 
 @dataclass(frozen=True)
@@ -128,14 +127,22 @@ def _cell(text: str, start: int, number: int) -> Cell:
         raise NotebookError(f"cell {number} has no `source` text")
     if not isinstance(count, int) or isinstance(count, bool):
         count = None
-    lines = _file_lines(text, span[0], parts)
-    return Cell(number, kind, "".join(parts), count, span, lines)
+    return Cell(number, kind, "".join(parts), count, span)
 
 
-def _file_lines(text: str, start: int, parts: list[str]) -> tuple[int, ...]:
-    """The file line of each source line: the line of the JSON string it starts in."""
-    if not "".join(parts):
+def file_lines(notebook: Notebook) -> dict[int, tuple[int, ...]]:
+    """For each cell, the file's 1-based line that shows each of its source lines (the line
+    of the JSON string the source line starts in): where SARIF points."""
+    newlines = [match.start() for match in re.finditer("\n", notebook.text)]
+    return {cell.number: _file_lines(notebook.text, cell, newlines) for cell in notebook.cells}
+
+
+def _file_lines(text: str, cell: Cell, newlines: list[int]) -> tuple[int, ...]:
+    start, end = cell.span
+    if not cell.source or start == end:
         return ()
+    value = json.loads(text[start:end])
+    parts = value if isinstance(value, list) else [value]
     part_starts = list(_elements(text, start)) if text.startswith("[", start) else [start]
     offsets, joined = [], 0
     for part in parts:
@@ -146,13 +153,9 @@ def _file_lines(text: str, start: int, parts: list[str]) -> tuple[int, ...]:
     if line_starts[-1] == len(source) and len(line_starts) > 1:
         line_starts.pop()  # a final newline starts no line
     return tuple(
-        _line_number(text, part_starts[max(bisect.bisect_right(offsets, at) - 1, 0)])
+        bisect.bisect_left(newlines, part_starts[max(bisect.bisect_right(offsets, at) - 1, 0)]) + 1
         for at in line_starts
     )
-
-
-def _line_number(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
 
 
 def _language(metadata: object) -> str | None:
