@@ -301,3 +301,15 @@ def test_devlint_run_names_the_cell_where_the_notebook_fails_on_an_emulated_gpu(
     else:
         assert done.returncode == 0, summary
         assert "\nno device error\n" in summary
+
+
+def test_devlint_run_refuses_a_notebook_it_cannot_run_as_python(tmp_path):
+    shutil.copy(NOTEBOOKS / "not_python.ipynb", tmp_path / "r.ipynb")
+    (tmp_path / "broken.ipynb").write_text('{"nbformat": 3}')
+    for name, reason in (
+        ("r.ipynb", "not a Python notebook (its kernel's language is r)"),
+        ("broken.ipynb", "cannot read notebook: nbformat 3 is not read"),
+    ):
+        done = _devlint("run", name, cwd=tmp_path)
+        assert done.returncode == 2
+        assert f"devlint run: error: {name}: {reason}" in done.stderr.decode()

@@ -31,6 +31,8 @@ from devlint.harness.report import combine, read_reports
 from devlint.harness.run_options import run_options
 from devlint.harness.summary import run_summary
 from devlint.harness.verdict import Outcome
+from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
+from devlint.reading import read_regular_file
 
 DEFAULT_EVIDENCE = Path("docs/evidence.json")
 
@@ -171,6 +173,10 @@ def run_command(args: argparse.Namespace) -> int:
     if not Path(script).is_file():
         print(f"devlint: error: {script}: no such file", file=sys.stderr)
         return 2
+    problem = _notebook_problem(script) if is_notebook(script) else None
+    if problem is not None:
+        print(f"devlint run: error: {script}: {problem}", file=sys.stderr)
+        return 2
     # ignore_cleanup_errors: a process the program left behind may still write its report
     with tempfile.TemporaryDirectory(prefix="devlint-run-", ignore_cleanup_errors=True) as reports:
         command = [
@@ -193,3 +199,14 @@ def run_command(args: argparse.Namespace) -> int:
     if args.json:
         args.json.write_text(json.dumps(report.__dict__, indent=2) + "\n", encoding="utf-8")
     return status
+
+
+def _notebook_problem(path: str) -> str | None:
+    """Why a notebook cannot run as Python (not one devlint reads, another kernel)."""
+    try:
+        notebook = read_notebook(read_regular_file(path))
+    except (OSError, NotebookError) as error:
+        return f"cannot read notebook: {error}"
+    if notebook.language not in (None, "python"):
+        return f"not a Python notebook (its kernel's language is {notebook.language})"
+    return None
