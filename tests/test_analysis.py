@@ -162,6 +162,14 @@ CASES = {
         "for x, y in DataLoader(ds, collate_fn=partial(collate, device=device)):\n    reveal(y)",
         UNKNOWN,
     ),
+    "a module created under `with device:` is on a device the analysis does not model": (
+        "device = torch.device('cuda')\nwith device:\n    m = nn.Linear(1, 1)\nreveal(m)",
+        UNKNOWN,
+    ),
+    "`with torch.no_grad():` sets no default device": (
+        "with torch.no_grad():\n    m = nn.Linear(1, 1)\nreveal(m)",
+        CPU,
+    ),
     "parameter named device": (
         "def f(device):\n    reveal(torch.ones(1).to(device))",
         Symbol("device"),

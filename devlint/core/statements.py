@@ -15,7 +15,7 @@ from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import availability_test, device_test, no_accelerator, place
 from devlint.core.imports import ModuleScope, module_value
-from devlint.core.lattice import UNKNOWN, Concrete, is_known
+from devlint.core.lattice import CPU, UNKNOWN, Concrete, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.state import AnalysisState, Part, Parts
 from devlint.core.syntax import (
@@ -607,13 +607,19 @@ class Flow(Part):
         return [*exits, *breaks, *continues]
 
     def _with(self, statement: cst.With, env: Env) -> Env | None:
+        sets_default_device = False
         for item in statement.items:
             value = self.expressions.eval(item.item, env)
+            sets_default_device = sets_default_device or value.kind is Kind.DEVICE
             if item.asname is not None:
                 self.bind(
                     item.asname.name, value if value.kind is Kind.TENSOR else UNKNOWN_VALUE, env
                 )
-        return self.suite(statement.body, env)
+        before = dict(env.bindings) if sets_default_device else None
+        after = self.suite(statement.body, env)
+        if before is not None and after is not None:
+            _created_on_the_default_device(before, after)
+        return after
 
     def _match(self, statement: cst.Match, env: Env) -> Env | None:
         self.expressions.eval(statement.subject, env)
@@ -621,6 +627,16 @@ class Flow(Part):
         for case in statement.cases:
             result = join_envs(result, self.suite(case.body, env.copy()))
         return result
+
+
+def _created_on_the_default_device(before: dict[str, Value], after: Env) -> None:
+    """``with device:`` (torch's default-device context manager) creates tensors and modules
+    without ``device=`` on ``device``: what the block bound on the cpu is somewhere the
+    analysis does not model (unknown), not on the cpu."""
+    for name, value in list(after.bindings.items()):
+        created = before.get(name) is not value and value.kind in (Kind.TENSOR, Kind.MODULE)
+        if created and value.device == CPU:
+            after.update(name, value.with_device(UNKNOWN, None))
 
 
 def _known_truth(test: cst.BaseExpression, env: Env) -> bool | None:
