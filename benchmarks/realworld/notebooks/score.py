@@ -91,7 +91,9 @@ def _lint(checkout: Path) -> list[dict]:
     done = subprocess.run(
         [*command, "--exit-zero", "."], cwd=checkout, capture_output=True, text=True, check=False
     )
-    return json.loads(done.stdout or "[]")
+    if done.returncode != 0 or not done.stdout.strip():
+        raise SystemExit(f"{checkout}: devlint exited {done.returncode}: {done.stderr[-500:]}")
+    return json.loads(done.stdout)
 
 
 def _code_cells(path: Path) -> int:
