@@ -157,10 +157,21 @@ CASES = {
         "for x, y in DataLoader(ds, collate_fn=collate):\n    reveal(y)",
         CPU,
     ),
-    "a collate_fn the analysis cannot see into may move the batches": (
+    "a collate_fn given a device may move the batches": (
         "from functools import partial\nfrom torch.utils.data import DataLoader\n"
         "for x, y in DataLoader(ds, collate_fn=partial(collate, device=device)):\n    reveal(y)",
         UNKNOWN,
+    ),
+    "a collate_fn made with a device earlier may move the batches": (
+        "from functools import partial\nfrom torch.utils.data import DataLoader\n"
+        "collate_to = partial(collate, pad=0, device=device)\n"
+        "for x, y in DataLoader(ds, collate_fn=collate_to):\n    reveal(y)",
+        UNKNOWN,
+    ),
+    "a collate_fn given no device keeps batches on cpu": (
+        "from torch.utils.data import DataLoader\n"
+        "for x, y in DataLoader(ds, collate_fn=ds.collate_fn):\n    reveal(y)",
+        CPU,
     ),
     "a module created under `with device:` is on a device the analysis does not model": (
         "device = torch.device('cuda')\nwith device:\n    m = nn.Linear(1, 1)\nreveal(m)",

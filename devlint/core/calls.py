@@ -32,6 +32,7 @@ from devlint.core.lattice import (
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import Part
 from devlint.core.syntax import (
+    descendants,
     dotted_name,
     is_device_name,
     is_rank_name,
@@ -82,6 +83,7 @@ _RUNTIME_DEVICE_CHECKS = frozenset(
         "torch.accelerator.current_accelerator",
     }
 )
+GIVEN_A_DEVICE = object()  # ``ref`` of a callable made with a device (``functools.partial``)
 _BUILTINS = frozenset(
     {
         "enumerate",
@@ -308,6 +310,8 @@ class Calls(Part):
             return torch_model.tensor_from_data(qualname, node, args, device)
         if qualname in _LOADERS:
             return self.data_loader(node, args)
+        if qualname == "functools.partial" and self._given_a_device(node):
+            return Value(Kind.UNKNOWN, ref=GIVEN_A_DEVICE)  # `partial(collate, device=device)`
         if qualname in ("torch.load", "torch.serialization.load"):
             given = args.get(1, "map_location") is not None
             self.state.record(CheckpointLoad(node, given, self.flow.function))
@@ -371,11 +375,13 @@ class Calls(Part):
 
     def data_loader(self, node: cst.Call, args: Args) -> Value:
         """A DataLoader yields cpu batches unless its dataset visibly holds device tensors, or
-        its ``collate_fn`` is one the analysis cannot see into (``partial(collate,
-        device=device)`` may move every batch): then where they are is unknown."""
+        its ``collate_fn`` is given a device (``partial(collate, device=device)`` moves
+        every batch): then where they are is unknown."""
         loader = Value(Kind.LOADER, CPU, Origin("created", node))
         collate = args.get(6, "collate_fn")
-        if collate is not None and not _visible_function(collate[1]):
+        if collate is not None and (
+            collate[1].ref is GIVEN_A_DEVICE or self._given_a_device(collate[0])
+        ):
             loader = Value(Kind.LOADER, UNKNOWN)
         for source in (args.get(0, "dataset"), collate):
             if source is None or loader.device is UNKNOWN:
@@ -400,6 +406,18 @@ class Calls(Part):
             )
         )
         return loader
+
+    def _given_a_device(self, node: cst.CSTNode) -> bool:
+        """Whether an expression passes a device along (``partial(f, device=device)``, a
+        lambda calling ``.to(device)``): a collate function it makes may move batches."""
+        for part in (node, *descendants(node)):
+            keyword = part.keyword if isinstance(part, cst.Arg) else None
+            if keyword is not None and keyword.value in ("device", "map_location"):
+                return True
+            value = self.state.values.get(part)
+            if value is not None and value.kind is Kind.DEVICE:
+                return True
+        return False
 
     def apply_spec(
         self,
@@ -683,13 +701,6 @@ def _is_true(node: cst.BaseExpression) -> bool:
 def _is_true_keyword(args: Args, name: str) -> bool:
     given = args.keywords.get(name)
     return given is not None and _is_true(given[0])
-
-
-def _visible_function(value: Value) -> bool:
-    """A function defined in the code the analysis reads (or ``None``, the default)."""
-    return value.kind is Kind.NONE or (
-        value.kind is Kind.FUNCTION and isinstance(value.ref, FunctionInfo)
-    )
 
 
 def _first_origin(value: Value) -> Origin | None:
