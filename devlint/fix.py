@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from io import BytesIO
@@ -147,6 +148,15 @@ def fix_file(
     path: Path, settings: Settings = DEFAULT_SETTINGS, *, unsafe: bool = False, write: bool = True
 ) -> FixResult:
     """Fix one file; with ``write``, rewrite it when anything changed (see ``write_fixed``)."""
+    result = fixed_from_file(path, settings, fix_bytes, unsafe=unsafe)
+    return write_fixed(path, result) if write else result
+
+
+def fixed_from_file(
+    path: Path, settings: Settings, fixer: Callable[..., FixResult], *, unsafe: bool
+) -> FixResult:
+    """``path`` read and its bytes fixed by ``fixer`` (``fix_bytes``, or a notebook's) in view
+    of its project; not written. An unreadable file gets a DVL002 notice."""
     name = str(path)
     try:
         data = read_regular_file(path)
@@ -154,8 +164,7 @@ def fix_file(
         message = f"cannot read file: {error.strerror or error}"
         return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
     importer = project_importer(path, settings)
-    result = fix_bytes(data, name, settings, unsafe=unsafe, importer=importer)
-    return write_fixed(path, result) if write else result
+    return fixer(data, name, settings, unsafe=unsafe, importer=importer)
 
 
 def write_fixed(path: Path, result: FixResult, policy: WritePolicy | None = None) -> FixResult:

@@ -52,10 +52,10 @@ import re
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -71,7 +71,7 @@ from devlint.notebooks.linting import CellReport, notebook_report
 from devlint.notebooks.reading import Notebook
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
 from devlint.project import Project
-from devlint.project_index import index_of
+from devlint.project_index import FileImporter, index_of
 from devlint.rule_docs import docs_url
 from devlint.rules import all_rules
 
@@ -89,6 +89,7 @@ _SEVERITY = {
 }
 _UNANALYSED = (SYNTAX_ERROR, INTERNAL_ERROR)
 _FIXABLE = frozenset(rule.meta.code for rule in all_rules() if rule.meta.fixable)
+Report = TypeVar("Report")
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 """Where Python's tokenizer (and so LibCST) starts a new line; not ``str.splitlines``."""
 
@@ -252,13 +253,29 @@ class DevlintLanguageServer(LanguageServer):
     ) -> tuple[LintReport, set[str]]:
         """Lint one document in view of its project, whose open documents count as their
         current text; and the project files the lint read."""
+
+        def lint(name: str, importer: FileImporter | None) -> LintReport:
+            return lint_report(source, name, settings, importer=importer)
+
+        return self._in_project(path, uri, settings, buffers, lint)
+
+    def _in_project(
+        self,
+        path: str | None,
+        uri: str,
+        settings: Settings,
+        buffers: dict[Path, str],
+        lint: Callable[[str, FileImporter | None], Report],
+    ) -> tuple[Report, set[str]]:
+        """``lint(name, importer)`` with the importer of the document's project (none for an
+        untitled buffer), one lint at a time; and the project files it read."""
         with self.lint_lock:
             if path is None:  # an unsaved, untitled buffer: no project
-                return lint_report(source, uri, settings), set()
+                return lint(uri, None), set()
             index = index_of(Project.of(Path(path)), settings)
             index.set_texts(buffers)
             importer = index.importer_for(Path(path))
-            report = lint_report(source, path, settings, importer=importer)
+            report = lint(path, importer)
             return report, {str(used) for used, _ in importer.uses()}
 
     async def _lint_notebook_now(self, uri: str) -> None:
@@ -298,14 +315,11 @@ class DevlintLanguageServer(LanguageServer):
         buffers: dict[Path, str],
     ) -> tuple[CellReport, set[str]]:
         """``_lint`` for a notebook."""
-        with self.lint_lock:
-            if path is None:
-                return notebook_report(notebook, uri, settings), set()
-            index = index_of(Project.of(Path(path)), settings)
-            index.set_texts(buffers)
-            importer = index.importer_for(Path(path))
-            report = notebook_report(notebook, path, settings, importer=importer)
-            return report, {str(used) for used, _ in importer.uses()}
+
+        def lint(name: str, importer: FileImporter | None) -> CellReport:
+            return notebook_report(notebook, name, settings, importer=importer)
+
+        return self._in_project(path, uri, settings, buffers, lint)
 
     def publish_cells(
         self, uri: str, cells: list[tuple[types.NotebookCell, TextDocument]], report: CellReport

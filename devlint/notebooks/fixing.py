@@ -15,12 +15,12 @@ from pathlib import Path
 
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
-from devlint.engine import project_importer
 from devlint.fix import (
     MAX_PASSES,
     ROUND_TRIP,
     FixResult,
     apply_fixes,
+    fixed_from_file,
     round_trips,
     unsafe_left,
     wanted,
@@ -29,23 +29,15 @@ from devlint.notebooks.linting import lint_notebook, read_or_notice
 from devlint.notebooks.magics import neutralise
 from devlint.notebooks.reading import Notebook, notebook_of_text
 from devlint.notebooks.writing import with_sources
-from devlint.notices import INTERNAL_ERROR, UNREADABLE, notice
+from devlint.notices import INTERNAL_ERROR, notice
 from devlint.project_index import FileImporter
-from devlint.reading import read_regular_file
 
 _BOM = b"\xef\xbb\xbf"
 
 
 def fix_notebook_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
     """The notebook at ``path`` fixed, not written (``devlint.fix.write_fixed`` writes it)."""
-    name = str(path)
-    try:
-        data = read_regular_file(path)
-    except OSError as error:
-        message = f"cannot read file: {error.strerror or error}"
-        return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
-    importer = project_importer(path, settings)
-    return fix_notebook_bytes(data, name, settings, unsafe=unsafe, importer=importer)
+    return fixed_from_file(path, settings, fix_notebook_bytes, unsafe=unsafe)
 
 
 def fix_notebook_bytes(
