@@ -408,8 +408,9 @@ class Calls(Part):
         return loader
 
     def _given_a_device(self, node: cst.CSTNode) -> bool:
-        """Whether an expression passes a device along (``partial(f, device=device)``, a
-        lambda calling ``.to(device)``): a collate function it makes may move batches."""
+        """Whether an expression passes a device along (a ``device=``/``map_location=``
+        argument, or any part that is a device): a collate function it makes may move
+        batches."""
         for part in (node, *descendants(node)):
             keyword = part.keyword if isinstance(part, cst.Arg) else None
             if keyword is not None and keyword.value in ("device", "map_location"):
