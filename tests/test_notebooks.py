@@ -313,3 +313,25 @@ def test_devlint_run_refuses_a_notebook_it_cannot_run_as_python(tmp_path):
         done = _devlint("run", name, cwd=tmp_path)
         assert done.returncode == 2
         assert f"devlint run: error: {name}: {reason}" in done.stderr.decode()
+
+
+def test_a_cell_ipython_dedents_is_analysed_and_fixed_beside_one_that_does_not_parse(tmp_path):
+    """The cells are parsed one by one when one does not parse: the dedented cell must be
+    parsed as IPython runs it, and its fix applied at the columns the user sees."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(
+            "  import torch\n  x = torch.randn(2)\n  x.to('cuda')\n  print(x.sum())"
+        ),
+        nbformat.v4.new_code_cell("out = # your code here"),
+    ]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(notebook, path)
+    found = _json_findings("nb.ipynb", cwd=tmp_path)
+    assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [
+        (1, 3, 3, "DVL201"),
+        (2, 1, 1, "DVL001"),
+    ]
+    _devlint("check", "--no-cache", "--fix", "nb.ipynb", cwd=tmp_path)
+    fixed = nbformat.read(path, as_version=4).cells[0].source
+    assert fixed.splitlines()[2] == "  x = x.to('cuda')"

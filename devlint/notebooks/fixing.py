@@ -26,7 +26,7 @@ from devlint.fix import (
     wanted,
 )
 from devlint.notebooks.linting import lint_notebook, read_or_notice
-from devlint.notebooks.magics import neutralise
+from devlint.notebooks.program import cell_code
 from devlint.notebooks.reading import Notebook, notebook_of_text
 from devlint.notebooks.writing import with_sources
 from devlint.notices import INTERNAL_ERROR, notice
@@ -81,14 +81,14 @@ def _fixed(
         count = 0
         for cell in notebook.code_cells:
             fixes = [d.fix for d in chosen if d.cell == cell.number and d.fix is not None]
-            if fixes and not round_trips(neutralise(cell.source)):
+            if fixes and not round_trips(cell_code(cell.source)[0]):
                 return FixResult(
                     name, source, notebook.text, diagnostics, applied, problem=ROUND_TRIP
                 )
             if fixes:
                 sources[cell.number], fixed = apply_fixes(cell.source, fixes)
                 count += fixed
-        if not all(round_trips(neutralise(text)) for text in sources.values()):
+        if not all(round_trips(cell_code(text)[0]) for text in sources.values()):
             problem = "a fix produced code that does not parse (a devlint bug); it was not applied"
             return FixResult(name, source, notebook.text, diagnostics, applied, problem=problem)
         notebook = notebook_of_text(with_sources(notebook, sources))

@@ -16,8 +16,7 @@ import libcst as cst
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, SourceEdit, SuggestedFix
 from devlint.engine import LintReport, lint_report, project_importer
-from devlint.notebooks.magics import neutralise
-from devlint.notebooks.program import Program, program_of
+from devlint.notebooks.program import Program, cell_code, program_of
 from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
 from devlint.project_index import FileImporter
@@ -123,7 +122,7 @@ def in_cell(d: Diagnostic, program: Program) -> Diagnostic:
 def _fix_in_cell(fix: SuggestedFix, program: Program, cell: int) -> SuggestedFix | None:
     """The fix with cell lines; None if it would edit another cell or an IPython line, or
     add lines to a cell IPython dedents."""
-    lines = program.text.split("\n")
+    lines = program.lines
     originals = {c.number: c.source.split("\n") for c in program.cells}
     indent = program.indents.get(cell, 0)
     edits = []
@@ -147,7 +146,7 @@ def _without_unparsable(program: Program, name: str) -> tuple[Program, list[Diag
     notices = []
     for cell in program.cells:
         try:
-            cst.parse_module(neutralise(cell.source))
+            cst.parse_module(cell_code(cell.source)[0])
         except cst.ParserSyntaxError as error:
             message = f"cannot parse cell {cell.number}: {error.message} (cell not analysed)"
             at = notice(name, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from devlint.notebooks.magics import neutralise
 from devlint.notebooks.reading import Cell, Notebook
@@ -43,15 +44,23 @@ class Program:
         cell, in_cell = self.place(line)
         return f"line {in_cell} of cell {cell}"
 
+    @cached_property
+    def lines(self) -> list[str]:
+        """The program's lines, without their ends."""
+        return self.text.split("\n")
+
     def displays(self, line: int) -> bool:
         """Whether ``line`` is the last line with code of its cell: IPython shows the value of
         a cell's last expression (``Out[n]``)."""
         if not 0 < line <= len(self.places):
             return False
         cell = self.places[line - 1][0]
-        lines = self.text.split("\n")
-        after = range(line, len(self.places))
-        return not any(self.places[i][0] == cell and _is_code(lines[i]) for i in after)
+        for index in range(line, len(self.places)):  # the rest of its cell
+            if self.places[index][0] != cell:
+                break
+            if _is_code(self.lines[index]):
+                return False
+        return True
 
     def without(self, cell: int) -> Program:
         """This program with ``cell``'s lines blank too."""
@@ -82,7 +91,7 @@ def _joined(cells: tuple[Cell, ...], blank: frozenset[int]) -> Program:
         if cell.number in blank:
             text = "\n" * len(lines)
         else:
-            text, indent = _dedented(neutralise(cell.source))
+            text, indent = cell_code(cell.source)
             ends_line = _LINE_END.search(cell.source[-1:])  # an inert cell's text is all ends
             text = text if not lines or ends_line else text + "\n"
             if indent:
@@ -90,6 +99,12 @@ def _joined(cells: tuple[Cell, ...], blank: frozenset[int]) -> Program:
         texts.append(text)
         places += [(cell.number, line) for line in range(1, len(lines) + 1)]
     return Program("".join(texts), cells, tuple(places), blank, indents)
+
+
+def cell_code(source: str) -> tuple[str, int]:
+    """A cell's source as Python runs it: IPython lines made inert, dedented as IPython
+    dedents it; and how many characters each line lost to the dedent."""
+    return _dedented(neutralise(source))
 
 
 def _dedented(text: str) -> tuple[str, int]:
