@@ -3,7 +3,8 @@
 Each case is the shape of a real false positive or imprecision (issue 12): a
 value moved under ``if use_cuda:`` and used under the same unchanged flag, a
 loop whose first iteration replaces a CPU placeholder (``if first_iter:``),
-device tests (``x.is_cuda``, ``device.type == "cpu"``, availability checks).
+device tests (``x.is_cuda``, ``device.type == "cpu"``, availability checks, a
+torch.fx tracing proxy).
 """
 
 from __future__ import annotations
@@ -111,6 +112,18 @@ CASES = {
         "for i in range(2):\n    x = torch.zeros(1)\n    try:\n        x = x.cuda()\n"
         "        break\n    finally:\n        reveal(x)",
         UNKNOWN,
+    ),
+    "a symbolic-tracing proxy is somewhere the analysis cannot see": (
+        "def f(x):\n    y = x.sum()\n    if is_torch_fx_proxy(y):\n        reveal(y)",
+        UNKNOWN,
+    ),
+    "isinstance of torch.fx.Proxy says the same": (
+        "def f(x):\n    y = x.cuda()\n    if isinstance(y, torch.fx.Proxy):\n        reveal(y)",
+        UNKNOWN,
+    ),
+    "outside the proxy branch the tensor keeps its device": (
+        "def f(x):\n    y = x.cuda()\n    if not is_torch_fx_proxy(y):\n        reveal(y)",
+        CUDA,
     ),
     "finally after a body that ends normally starts from its end": (
         "x = torch.zeros(1)\ntry:\n    x = x.cuda()\nfinally:\n    reveal(x)",

@@ -13,6 +13,7 @@ from devlint.core.lattice import (
     conflict,
     join,
 )
+from devlint.core.values import join_ndim
 from devlint.diagnostic import Severity
 
 devices = st.one_of(
@@ -78,3 +79,10 @@ def test_opaque_symbols_and_unknown_never_conflict():
     assert conflict(CPU, UNKNOWN) is None
     assert conflict(Symbol("a"), Symbol("b")) is None
     assert conflict(Concrete("meta"), CPU) is None
+
+
+def test_paths_agree_on_the_fewer_dimensions_they_both_have() -> None:
+    assert join_ndim(2, 1) == 1
+    assert join_ndim(3, 3) == 3
+    assert join_ndim(2, 0) is None  # one path may be a cpu 0-dim tensor
+    assert join_ndim(2, None) is None

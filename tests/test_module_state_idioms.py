@@ -6,7 +6,8 @@ PyTorch's rules these cases encode: ``Module.to()`` moves registered state only
 (an override of ``to()`` moves what it moves); ``a.type_as(b)`` is
 ``a.to(b.options())``, device included; ``copy.deepcopy`` keeps devices; a legacy
 constructor (``torch.FloatTensor(x)``) rejects a number, so only a 0-d array gives a
-0-dim tensor (the cpu 0-dim exception).
+0-dim tensor (the cpu 0-dim exception); a module whose ``__init__`` ends with
+``self.to(self.device)`` for a device it chose itself is on that device.
 """
 
 from __future__ import annotations
@@ -296,3 +297,94 @@ def test_a_later_argument_its_forward_uses_as_a_tensor_is_an_input() -> None:
     the cpu; forward concatenates both arguments, so the second is an input too."""
     assert codes(CRITIC.replace("CRITIC", "Critic().to(device)")) == []
     assert codes(CRITIC.replace("CRITIC", "Critic()")) == [("DVL102", 15)]
+
+
+SELF_PLACING = """\
+    import numpy as np
+    import torch as T
+    import torch.nn as nn
+
+    class Actor(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.fc1 = nn.Linear(n, 4)
+            self.device = T.device("cuda:0" if T.cuda.is_available() else "cpu")
+            self.to(self.device)
+
+        def forward(self, state):
+            return self.fc1(state)
+
+    class Agent:
+        def __init__(self, n):
+            self.actor = Actor(n)
+
+        def choose_action(self, observation):
+            state = T.tensor(observation, dtype=T.float)SELF_MOVE
+            return self.actor.forward(state)
+
+    actor = Actor(3)
+    y = actor(T.tensor(np.zeros(3), dtype=T.float)MOVE)
+    """
+
+
+def test_a_module_that_places_itself_in_init_is_on_that_device() -> None:
+    # the RL tutorials' networks: `self.to(self.device)` with a device chosen in `__init__`
+    unmoved = SELF_PLACING.replace("SELF_MOVE", "").replace("MOVE", "")
+    assert codes(unmoved) == [("DVL103", 21), ("DVL102", 24)]
+    moved = SELF_PLACING.replace("SELF_MOVE", ".to(self.actor.device)")
+    assert codes(moved.replace("MOVE", ".to(actor.device)")) == []
+
+
+def test_a_module_placed_on_a_device_it_is_given_stays_where_its_caller_says() -> None:
+    given = SELF_PLACING.replace(
+        "def __init__(self, n):\n        super()",
+        "def __init__(self, n, device=None):\n        super()",
+    )
+    given = given.replace('T.device("cuda:0" if T.cuda.is_available() else "cpu")', "device")
+    assert "self.device = device" in given
+    assert codes(given.replace("SELF_MOVE", "").replace("MOVE", "")) == []
+
+
+ROLLOUT_STORAGE = """\
+    import torch
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    values = torch.zeros((8, 2))MOVE
+    rewards = torch.zeros(8, 2).to(device)
+    flat = torch.zeros(8)
+    for t in reversed(range(8)):
+        delta = rewards[t] - values[t]
+        step = rewards[t] - flat[t]
+    """
+
+
+def test_an_element_of_a_tensor_with_two_dimensions_still_has_one() -> None:
+    # cleanrl's rollout storage: `values[t]` of a (steps, envs) tensor is no 0-dim operand,
+    # while `flat[t]` of a one-dimensional one may be (PyTorch lets a cpu 0-dim one join)
+    assert codes(ROLLOUT_STORAGE.replace("MOVE", "")) == [("DVL101", 8)]
+    assert codes(ROLLOUT_STORAGE.replace("MOVE", ".to(device)")) == []
+
+
+ROLLOUT_LOOP = """\
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    agent = nn.Linear(4, 2).to(device)
+    next_obs = torch.Tensor(reset()).to(device)
+    for step in range(8):
+        action = agent(next_obs)
+        next_obs = torch.Tensor(act(action.cpu().numpy()))MOVE
+    """
+
+
+def test_what_an_iteration_leaves_behind_meets_the_model_on_the_next() -> None:
+    # cleanrl's rollouts: the observation the environment returns replaces the moved one at
+    # the end of the body; the first iteration is fine, the second fails
+    assert codes(ROLLOUT_LOOP.replace("MOVE", "")) == [("DVL102", 8)]
+    assert codes(ROLLOUT_LOOP.replace("MOVE", ".to(device)")) == []
+    replaced_first = ROLLOUT_LOOP.replace(
+        "        action = agent(next_obs)",
+        "        next_obs = next_obs.to(device)\n        action = agent(next_obs)",
+    )
+    assert codes(replaced_first.replace("MOVE", "")) == []

@@ -12,7 +12,15 @@ import libcst as cst
 from devlint.core import torch_api
 from devlint.core.binder import Env, join_envs
 from devlint.core.functions import MODULE_BASE_CLASSES, args_signature
-from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, is_known
+from devlint.core.lattice import (
+    CPU,
+    MAYBE_ACCEL,
+    MODULE_DEVICE,
+    UNKNOWN,
+    Concrete,
+    Device,
+    is_known,
+)
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import (
@@ -127,7 +135,8 @@ class Classes(Part):
         receiver = Value(Kind.INSTANCE, ref=info)
         attrs, moved = self._construct_attrs(init, None, receiver)
         _forget_assigned_elsewhere(info, attrs)
-        info.moves_itself = moved or any(
+        info.placed = moved if moved is not None and _fixed(moved.device) else None
+        info.moves_itself = moved is not None or any(
             _is_state(value) and is_known(value.device) and value.device != CPU
             for value in attrs.values()
         )
@@ -142,15 +151,15 @@ class Classes(Part):
 
     def _construct_attrs(
         self, init: FunctionInfo, args: Args | None, receiver: Value
-    ) -> tuple[dict[str, Value], bool]:
-        """Run ``__init__``; returns what it leaves on self and whether it moved self."""
+    ) -> tuple[dict[str, Value], Value | None]:
+        """Run ``__init__``; returns what it leaves on self and self when it moved self."""
         env = self.functions.bind_parameters(init, args, receiver)
         frame = self.functions.run_function(init, env)
         exit_env = None
         for path in frame.exits:
             exit_env = join_envs(exit_env, path)
         if exit_env is None:
-            return {}, False
+            return {}, None
         params = [*init.node.params.posonly_params, *init.node.params.params]
         own = params[0].name.value if params else "self"
         prefix = own + "."
@@ -160,12 +169,15 @@ class Classes(Part):
             if key.startswith(prefix) and "." not in key[len(prefix) :]
         }
         final_self = exit_env.bindings.get(own)
-        return attrs, final_self is not None and is_known(final_self.device)
+        moved = final_self is not None and is_known(final_self.device)
+        return attrs, final_self if moved else None
 
     def instantiate(self, info: ClassInfo, node: cst.Call, args: Args) -> Value:
         origin = Origin("created", node)
         if info.kind is ClassKind.MODULE:
             device = UNKNOWN if info.moves_itself else CPU
+            if info.placed is not None:
+                device, origin = info.placed.device, info.placed.origin or origin
             stateful = self._holds_given_state(info, args)
             return Value(Kind.MODULE, device, origin, stateful=stateful, ref=info)
         instance = self._construct(info, args)
@@ -395,6 +407,11 @@ def _attributes_read(values: list[cst.BaseExpression]) -> set[str]:
 
 
 _MOVE_OVERRIDES = frozenset({"to", "cuda"})
+
+
+def _fixed(device: Device) -> bool:
+    """A device that does not depend on the caller: a literal one, or cuda when available."""
+    return isinstance(device, Concrete) or device is MAYBE_ACCEL
 
 
 def _moves_itself(statement: cst.Assign) -> bool:

@@ -19,8 +19,13 @@ from devlint.core.lattice import (
     conflict,
     is_hard_coded_accelerator,
 )
+from devlint.core.positions import NotInModule
 from devlint.core.syntax import is_rank_name, root_name
-from devlint.core.values import WRAPPER_OUTPUT, Kind
+from devlint.core.values import (
+    WRAPPER_OUTPUT,
+    Kind,
+    has_dimension,
+)
 from devlint.diagnostic import Severity
 
 ELEMENTWISE_WEIGHT_LOSSES = frozenset({"torch.nn.BCEWithLogitsLoss", "torch.nn.BCELoss"})
@@ -45,7 +50,7 @@ def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
         return None
     if b.value.device == CPU or hard_coded(b, a):
         a, b = b, a
-    if not strict and a.value.device == CPU and a.value.ndim != 1:
+    if not strict and a.value.device == CPU and not has_dimension(a.value):
         return None  # a cpu 0-dim tensor may join a CUDA elementwise op (or it may be one)
     if hard_coded(a, b) and (_gpu_index(b.value.device) or (not strict and b.value.ndim == 0)):
         return None  # `cuda:{rank}` is the current GPU after set_device; a cpu 0-dim may join
@@ -209,8 +214,12 @@ def wrapper_output_on_another_gpu(clash: Clash) -> bool:
 
 
 def inside(facts: Facts, node: object, body: object) -> bool:
-    """Whether ``node`` lies within ``body`` in the source."""
-    (start, end), (outer_start, outer_end) = facts.span_of(node), facts.span_of(body)
+    """Whether ``node`` lies within ``body`` in the source (a node of another file of the
+    project, such as where an imported module placed itself, does not)."""
+    try:
+        (start, end), (outer_start, outer_end) = facts.span_of(node), facts.span_of(body)
+    except NotInModule:
+        return False
     return outer_start <= start and end <= outer_end
 
 

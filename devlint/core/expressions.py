@@ -33,6 +33,7 @@ from devlint.core.values import (
     batch_part,
     combined_ndim,
     element_of,
+    has_dimension,
     is_tensor_like,
     join_all,
     join_values,
@@ -59,6 +60,16 @@ def _unwraps(attribute: cst.BaseExpression, plain: cst.BaseExpression) -> bool:
         and dotted_name(plain) is not None
         and dotted_name(attribute.value) == dotted_name(plain)
     )
+
+
+def _indexed_ndim(base: Value, elements: Sequence[cst.SubscriptElement]) -> int | None:
+    """Dimensions ``x[...]`` keeps for sure: each element that is no slice, ``None`` or
+    ``...`` may take one away (an int does; a list or a bool may not)."""
+    if base.ndim is None or base.ndim == 0:
+        return None
+    dropped = sum(not _keeps_dimensions(element.slice) for element in elements)
+    left = base.ndim - dropped
+    return left if left >= 1 else None
 
 
 def _keeps_dimensions(index: cst.BaseSlice) -> bool:
@@ -218,10 +229,9 @@ class Expressions(Part):
                 keys.append(self.eval(element.slice.value, env))
         if is_tensor_like(base):
             self.advanced_index(node, node.value, base, node.slice, keys)
-            keeps_dims = all(_keeps_dimensions(element.slice) for element in node.slice)
-            if any(is_tensor_like(key) and key.ndim == 1 for key in keys):
+            if any(is_tensor_like(key) and has_dimension(key) for key in keys):
                 return Value(base.kind, base.device, base.origin, 1)  # `t[idx]`: idx's dims
-            return Value(base.kind, base.device, base.origin, base.ndim if keeps_dims else None)
+            return Value(base.kind, base.device, base.origin, _indexed_ndim(base, node.slice))
         if base.kind is Kind.MODULE:  # self.layers[i] of an nn.ModuleList
             return element_of(base)
         if base.kind is Kind.BATCH:
@@ -243,7 +253,7 @@ class Expressions(Part):
         if len(elements) != 1 or len(keys) != 1 or not isinstance(elements[0].slice, cst.Index):
             return None
         key = keys[0]
-        if key.kind is not Kind.TENSOR or key.ndim != 1:  # a 0-dim index acts as an int
+        if key.kind is not Kind.TENSOR or not has_dimension(key):  # a 0-dim index: an int
             return None
         index = Operand(elements[0].slice.value, key)
         if base.device == CPU and can_be_accelerator(key.device):
@@ -310,9 +320,9 @@ class Expressions(Part):
             ndim = combined_ndim([left, right])
             return Value(Kind.TENSOR, base.device, base.origin, None if strict else ndim)
         tensor, other = (left, right) if left_tensor else (right, left)
-        if tensor.device == CPU and tensor.ndim != 1 and other.kind is Kind.UNKNOWN:
+        if tensor.device == CPU and not has_dimension(tensor) and other.kind is Kind.UNKNOWN:
             return Value(Kind.TENSOR)  # a cpu 0-dim tensor takes the other operand's device
-        if other.kind in (Kind.SCALAR, Kind.NONE) or tensor.ndim == 1:
+        if other.kind in (Kind.SCALAR, Kind.NONE) or has_dimension(tensor):
             return Value(Kind.TENSOR, tensor.device, tensor.origin, tensor.ndim)  # broadcasting
         return Value(Kind.TENSOR, tensor.device, tensor.origin)  # never removes dimensions
 

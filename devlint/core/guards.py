@@ -51,6 +51,36 @@ def availability_test(
     return None
 
 
+_PROXY_CHECKS = frozenset({"is_torch_fx_proxy", "is_fx_proxy"})
+_PROXY_CLASSES = frozenset({"Proxy", "torch.fx.Proxy", "fx.Proxy"})
+
+
+def proxy_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``(x, holds)`` for ``is_torch_fx_proxy(x)`` / ``isinstance(x, torch.fx.Proxy)`` and
+    their negation: where the test holds, ``x`` is a symbolic-tracing proxy that records
+    operations for a graph run later, on a device the analysis cannot see."""
+    holds = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, holds = test.expression, not holds
+    if not isinstance(test, cst.Call) or not test.args:
+        return None
+    called = dotted_name(test.func)
+    name = called.rsplit(".", 1)[-1] if called is not None else None
+    proxy = name in _PROXY_CHECKS and len(test.args) == 1
+    if name == "isinstance" and len(test.args) == 2:
+        proxy = dotted_name(test.args[1].value) in _PROXY_CLASSES
+    subject = dotted_name(test.args[0].value) if proxy else None
+    return (subject, holds) if subject is not None else None
+
+
+def traced(env: Env, subject: str) -> list[Narrowing]:
+    """Where ``subject`` is a tracing proxy, its device is unknown."""
+    value = env.get(subject)
+    if value is None or not is_tensor_like(value):
+        return []
+    return [env.narrow(subject, value.with_device(UNKNOWN, None))]
+
+
 def device_test(
     test: cst.BaseExpression, literal: Callable[[cst.BaseExpression], Concrete | None]
 ) -> DeviceTest | None:

@@ -90,7 +90,9 @@ class ClassInfo:
 
     ``attrs`` are the values of ``self.<name>`` after ``__init__`` as seen from
     the other methods; ``stateful`` whether instances own parameters or buffers
-    (modules); ``moves_itself`` whether ``__init__`` moves the module to a device;
+    (modules); ``moves_itself`` whether ``__init__`` moves the module to a device,
+    and ``placed`` the module as it leaves ``__init__`` when that device does not
+    depend on the arguments (``self.to(self.device)`` with a device chosen inside);
     ``open_base`` whether a base outside the file may be an ``nn.Module`` (its
     ``.to()`` would then move what ``__init__`` registers).
 
@@ -105,6 +107,7 @@ class ClassInfo:
     _attrs: dict[str, Value] = field(default_factory=dict)
     _stateful: bool | None = None
     _moves_itself: bool = False
+    _placed: Value | None = None
     open_base: bool = False
     base_stateful: bool | None = False  # whether its bases own state (None: one may)
     settle: Callable[[], None] | None = field(default=None, repr=False)
@@ -144,6 +147,15 @@ class ClassInfo:
     @moves_itself.setter
     def moves_itself(self, moves: bool) -> None:
         self._moves_itself = moves
+
+    @property
+    def placed(self) -> Value | None:
+        self._settled()
+        return self._placed
+
+    @placed.setter
+    def placed(self, placed: Value | None) -> None:
+        self._placed = placed
 
 
 @dataclass(frozen=True, eq=False)

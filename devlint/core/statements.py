@@ -13,7 +13,14 @@ from devlint.core.calls import MOVES
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
-from devlint.core.guards import availability_test, device_test, no_accelerator, place
+from devlint.core.guards import (
+    availability_test,
+    device_test,
+    no_accelerator,
+    place,
+    proxy_test,
+    traced,
+)
 from devlint.core.imports import ModuleScope, module_value
 from devlint.core.lattice import CPU, UNKNOWN, Concrete, is_known
 from devlint.core.scopes import ClassInfo
@@ -36,6 +43,7 @@ from devlint.core.values import (
     Value,
     appended,
     element_of,
+    has_dimension,
     is_tensor_like,
     join_values,
     truth,
@@ -406,7 +414,9 @@ class Flow(Part):
         """``t[idx] = v`` with a tensor ``idx`` is ``index_put_``: ``v`` must be on ``t``'s
         device unless it is 0-dim (basic indexing copies across devices and is not checked)."""
         index = self.expressions.advanced_index(target, target.value, tensor, target.slice, keys)
-        if index is None or source is None or value.kind is not Kind.TENSOR or value.ndim != 1:
+        if index is None or source is None or value.kind is not Kind.TENSOR:
+            return
+        if not has_dimension(value):
             return
         operands = (Operand(target.value, tensor), Operand(source, value))
         self.state.record(OperandsMeet(target, INDEX_PUT, operands, True, self.function))
@@ -490,6 +500,9 @@ class Flow(Part):
         found = device_test(test, self._literal_device)
         if found is not None:
             narrowed += place(env, found, found.cpu == holds, by_test)
+        proxy = proxy_test(test)
+        if proxy is not None and proxy[1] == holds:
+            narrowed += traced(env, proxy[0])
         return narrowed
 
     def narrowed_for(self, test: cst.BaseExpression, env: Env, holds: bool) -> list[Narrowing]:
@@ -520,21 +533,16 @@ class Flow(Part):
     ) -> tuple[Env, list[Env]]:
         """Run a loop body to a fixpoint; returns the normal exit and the ``break`` paths.
 
-        The first pass sees exactly the state of the first iteration and the last
-        pass the fixpoint, so the events of both are kept; those of the passes in
+        The first pass sees exactly the state of the first iteration, the second
+        exactly that of the second (what the first left behind: a tensor replaced
+        by a cpu one at the end of the body meets the model again), and the last
+        pass the fixpoint, so the events of these are kept; those of the passes in
         between rest on states no iteration has, and are dropped.
         """
         entry = env.copy()
         for attempt in range(MAX_LOOP_PASSES + 1):
             mark = len(self.state.events)
-            frame = _Loop()
-            self.loops.append(frame)
-            start = entry.copy()
-            prepare(start)
-            try:
-                out = self.suite(body, start)
-            finally:
-                self.loops.pop()
+            out, frame = self._pass(entry, prepare, body)
             back = out
             for path in frame.continues:
                 back = join_envs(back, path)
@@ -543,8 +551,23 @@ class Flow(Part):
                 return widened, frame.breaks
             if attempt:
                 del self.state.events[mark:]
+            elif back is not None:
+                self._pass(back, prepare, body)  # the second iteration: its events stay
             entry = widened if attempt < MAX_LOOP_PASSES - 1 else _forget_changes(entry, widened)
         raise AssertionError("unreachable")
+
+    def _pass(
+        self, entry: Env, prepare: Callable[[Env], None], body: cst.BaseSuite
+    ) -> tuple[Env | None, _Loop]:
+        """One pass over a loop body from ``entry``: where it ends and how it left."""
+        frame = _Loop()
+        self.loops.append(frame)
+        start = entry.copy()
+        prepare(start)
+        try:
+            return self.suite(body, start), frame
+        finally:
+            self.loops.pop()
 
     def _for(self, statement: cst.For, env: Env) -> Env | None:
         iterable = self.expressions.eval(statement.iter, env)

@@ -32,6 +32,7 @@ from devlint.core.values import (
     batch_part,
     combined_ndim,
     element_of,
+    has_dimension,
     is_tensor_like,
     join_all,
     result_base,
@@ -132,7 +133,7 @@ def spec_result(
         if out is not None and is_tensor_like(out[1]):  # written into `out`, on its device
             return out[1]
         return Value(
-            Kind.TENSOR, device or CPU, creation_origin(node, args), _factory_ndim(spec, args)
+            Kind.TENSOR, device or CPU, creation_origin(node, args), _factory_ndim(spec, name, args)
         )
     if kind is CallKind.NON_TENSOR:
         return SCALAR_VALUE
@@ -144,7 +145,7 @@ def spec_result(
     base = result_base([op.value for op in operands])
     if base is None:
         base = operands[0].value if operands else UNKNOWN_VALUE
-    elif base.device == CPU and base.ndim != 1 and _unknown_argument(args):
+    elif base.device == CPU and not has_dimension(base) and _unknown_argument(args):
         base = UNKNOWN_VALUE  # a cpu 0-dim operand takes the device of an unseen one
     if spec.reduces and not _has_dim_argument(args):
         ndim = 0
@@ -393,7 +394,12 @@ def _literal_ndim(node: cst.BaseExpression) -> int | None:
     return None
 
 
-def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
+_SIZE_AS_VARARGS = frozenset({"zeros", "ones", "empty", "rand", "randn"})
+
+
+def _factory_ndim(spec: CallSpec, name: str, args: Args) -> int | None:
+    """The dimensions a factory's size gives for sure: ``torch.zeros((8, 2))`` and
+    ``torch.zeros(8, 2)`` have two, ``torch.zeros(())`` none."""
     if spec.reduces:
         return 0  # torch.scalar_tensor
     if not spec.size_params:
@@ -406,6 +412,19 @@ def _factory_ndim(spec: CallSpec, args: Args) -> int | None:
     first = sizes[0]
     if len(sizes) == 1 and isinstance(first, (cst.Tuple, cst.List)) and not first.elements:
         return 0
+    counted = _size_length(first)
+    if len(sizes) > 1 and name.rsplit(".", 1)[-1] in _SIZE_AS_VARARGS and not args.starred:
+        counted = len(sizes)  # torch.zeros(8, 2): each argument a dimension
+    return max(counted, 1)
+
+
+def _size_length(size: cst.BaseExpression) -> int:
+    """How many dimensions a size expression names at least: a tuple literal's entries
+    (``(n, m) + shape`` at least those), else one."""
+    if isinstance(size, cst.BinaryOperation) and isinstance(size.operator, cst.Add):
+        return max(_size_length(size.left), _size_length(size.right))
+    if isinstance(size, (cst.Tuple, cst.List)):
+        return sum(isinstance(element, cst.Element) for element in size.elements)
     return 1
 
 

@@ -85,13 +85,13 @@ _STATE = frozenset({PARAMETER, BUFFER})
 class Value:
     """The abstract value of an expression.
 
-    ``ndim`` is 0 for a known 0-dim tensor, 1 for "at least one dimension" and
-    None when unknown. ``items`` are the elements of a fixed-size sequence, the
-    values of a mapping or the attributes of an instance (named by ``keys``);
-    ``element`` is what iterating yields (for a mapping: the type of its values).
-    ``stateful`` says whether a module owns parameters or buffers (None: unknown).
-    ``ref`` points at what a callable or instance is (a qualified torch name, a
-    local function or class).
+    ``ndim`` is 0 for a known 0-dim tensor, k >= 1 for "at least k dimensions"
+    (``has_dimension``) and None when unknown. ``items`` are the elements of a
+    fixed-size sequence, the values of a mapping or the attributes of an instance
+    (named by ``keys``); ``element`` is what iterating yields (for a mapping: the
+    type of its values). ``stateful`` says whether a module owns parameters or
+    buffers (None: unknown). ``ref`` points at what a callable or instance is (a
+    qualified torch name, a local function or class).
     """
 
     kind: Kind
@@ -179,7 +179,7 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         a.kind,
         device,
         origin,
-        a.ndim if a.ndim == b.ndim else None,
+        join_ndim(a.ndim, b.ndim),
         _join_items(a.items, b.items, guarded),
         a.keys if a.keys == b.keys else None,
         _join_opt(a.element, b.element, guarded),
@@ -281,11 +281,11 @@ def result_base(values: list[Value]) -> Value | None:
         return None
     best = known[0]
     for value in known[1:]:
-        if (best.device == CPU and best.ndim != 1 and value.device != CPU) or (
+        if (best.device == CPU and not has_dimension(best) and value.device != CPU) or (
             is_hard_coded_accelerator(best.device) and isinstance(value.device, Symbol)
         ):
             best = value
-    if best.device == CPU and best.ndim != 1 and len(known) < len(values):
+    if best.device == CPU and not has_dimension(best) and len(known) < len(values):
         return Value(Kind.TENSOR)
     return best
 
@@ -341,10 +341,26 @@ def is_tensor_like(value: Value) -> bool:
     return value.kind is Kind.TENSOR or (value.kind is Kind.UNKNOWN and is_known(value.device))
 
 
+def has_dimension(value: Value) -> bool:
+    """Whether a tensor is known to have at least one dimension (so it is no cpu 0-dim
+    operand, which PyTorch lets join a CUDA elementwise op)."""
+    return value.ndim is not None and value.ndim >= 1
+
+
+def join_ndim(a: int | None, b: int | None) -> int | None:
+    """What two paths agree on: the same ndim, or the fewer of two lower bounds."""
+    if a == b:
+        return a
+    if a is not None and b is not None and a >= 1 and b >= 1:
+        return min(a, b)
+    return None
+
+
 def combined_ndim(values: list[Value]) -> int | None:
-    """ndim of an elementwise result: >= 1 if any operand has a dimension."""
-    if any(value.ndim == 1 for value in values):
-        return 1
+    """ndim of an elementwise result: broadcasting keeps the most dimensions of any operand."""
+    bounds = [value.ndim for value in values if has_dimension(value)]
+    if bounds:
+        return max(bounds)
     if values and all(value.ndim == 0 for value in values):
         return 0
     return None
