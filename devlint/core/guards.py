@@ -16,7 +16,7 @@ import libcst as cst
 
 from devlint.core.binder import Env, Narrowing
 from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Device, Symbol, is_known
-from devlint.core.syntax import dotted_name, parse_device_string, string_value
+from devlint.core.syntax import dotted_name, last_name, parse_device_string, string_value
 from devlint.core.values import Origin, is_tensor_like
 
 _AVAILABILITY = frozenset({"torch.cuda.is_available"})
@@ -64,8 +64,7 @@ def proxy_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
         test, holds = test.expression, not holds
     if not isinstance(test, cst.Call) or not test.args:
         return None
-    called = dotted_name(test.func)
-    name = called.rsplit(".", 1)[-1] if called is not None else None
+    name = last_name(test.func)
     proxy = name in _PROXY_CHECKS and len(test.args) == 1
     if name == "isinstance" and len(test.args) == 2:
         proxy = dotted_name(test.args[1].value) in _PROXY_CLASSES

@@ -413,7 +413,7 @@ def _factory_ndim(spec: CallSpec, name: str, args: Args) -> int | None:
     if len(sizes) == 1 and isinstance(first, (cst.Tuple, cst.List)) and not first.elements:
         return 0
     counted = _size_length(first)
-    if len(sizes) > 1 and name.rsplit(".", 1)[-1] in _SIZE_AS_VARARGS and not args.starred:
+    if len(sizes) > 1 and name in _SIZE_AS_VARARGS and not args.starred:
         counted = len(sizes)  # torch.zeros(8, 2): each argument a dimension
     return max(counted, 1)
 
