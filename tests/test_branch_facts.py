@@ -4,7 +4,7 @@ Each case is the shape of a real false positive or imprecision (issue 12): a
 value moved under ``if use_cuda:`` and used under the same unchanged flag, a
 loop whose first iteration replaces a CPU placeholder (``if first_iter:``),
 device tests (``x.is_cuda``, ``device.type == "cpu"``, availability checks, a
-torch.fx tracing proxy).
+torch.fx tracing proxy, ``x.requires_grad``).
 """
 
 from __future__ import annotations
@@ -124,6 +124,15 @@ CASES = {
     "outside the proxy branch the tensor keeps its device": (
         "def f(x):\n    y = x.cuda()\n    if not is_torch_fx_proxy(y):\n        reveal(y)",
         CUDA,
+    ),
+    "a tensor that requires grad is the trained one of what it may be": (
+        # speechbrain's ops: `bias` is a parameter, or a tensor that `requires_grad_(False)`
+        "bias = torch.zeros(2)\nif bias.requires_grad:\n    reveal(bias)",
+        UNKNOWN,
+    ),
+    "where it does not require grad it keeps its device": (
+        "bias = torch.zeros(2)\nif not bias.requires_grad:\n    reveal(bias)",
+        CPU,
     ),
     "finally after a body that ends normally starts from its end": (
         "x = torch.zeros(1)\ntry:\n    x = x.cuda()\nfinally:\n    reveal(x)",

@@ -634,3 +634,45 @@ def test_bare_cuda_still_meets_a_tensor_passed_in_after_set_device():
         torch.cuda.set_device(0)
         """
     assert lines_and_codes(source, places=True) == [(4, "DVL101")]
+
+
+def test_static_helper_called_through_self_keeps_each_argument():
+    # allennlp fbeta_measure_multi_label: `Metric.detach_tensors` is a staticmethod; called
+    # through `self` it gets no `self`, so `gold_labels` stays the caller's `gold_labels`
+    source = """\
+        import torch
+
+        class Metric:
+            @staticmethod
+            def detach_two(a, b):
+                return a.detach(), b.detach()
+
+        class FBeta(Metric):
+            def __call__(self, predictions, gold_labels):
+                predictions, gold_labels = self.detach_two(predictions, gold_labels)
+                mask = gold_labels.bool().unsqueeze(-1)
+                indices = torch.arange(10)
+                return indices[mask]
+        """
+    [(line, code, message)] = findings(source, places=True)
+    assert (line, code) == (13, "DVL103")
+    assert "`mask` is on the device of `gold_labels`" in message
+
+
+def test_star_arguments_mapped_by_a_generator_keep_each_argument():
+    # allennlp fairness_metrics: `detach_tensors(*tensors)` returns
+    # `(x.detach() ... for x in tensors)`, unpacked back into the caller's names
+    source = """\
+        import torch
+
+        def detach_tensors(*tensors):
+            return (x.detach() if isinstance(x, torch.Tensor) else x for x in tensors)
+
+        def update(predicted_labels: torch.Tensor, protected_labels: torch.Tensor):
+            predicted_labels, protected_labels = detach_tensors(predicted_labels, protected_labels)
+            counts = torch.zeros(4)
+            return counts.scatter_add_(0, protected_labels.flatten(), predicted_labels.flatten())
+        """
+    [(line, code, message)] = findings(source, places=True)
+    assert (line, code) == (9, "DVL103")
+    assert "the device of `protected_labels`" in message

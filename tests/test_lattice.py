@@ -56,8 +56,18 @@ def test_cpu_joined_with_cuda_under_an_availability_guard_is_maybe_accel():
     assert join(MAYBE_ACCEL, Concrete("cuda", 0), guarded=True) is MAYBE_ACCEL
 
 
-def test_explicit_other_gpu_does_not_join_into_maybe_accel():
-    assert join(CPU, Concrete("cuda", 1), guarded=True) is UNKNOWN
+def test_cpu_or_another_gpu_under_a_guard_is_maybe_accel():
+    # `"cuda:1" if torch.cuda.is_available() else "cpu"`: an accelerator when there is one
+    assert join(CPU, Concrete("cuda", 1), guarded=True) is MAYBE_ACCEL
+    assert join(CPU, Concrete("cuda", 1)) is UNKNOWN
+
+
+def test_two_gpus_join_into_a_gpu_whose_index_is_unknown():
+    # `torch.device("cuda:0" if torch.cuda.is_available() else "cuda:1")`
+    for guarded in (False, True):
+        assert join(Concrete("cuda", 0), Concrete("cuda", 1), guarded=guarded) == Concrete("cuda")
+    assert conflict(Concrete("cuda"), CPU) is Severity.ERROR
+    assert conflict(Concrete("cuda"), Concrete("cuda", 1)) is None
 
 
 def test_two_known_devices_are_an_error():

@@ -345,6 +345,21 @@ def test_a_module_placed_on_a_device_it_is_given_stays_where_its_caller_says() -
     assert codes(given.replace("SELF_MOVE", "").replace("MOVE", "")) == []
 
 
+
+def test_a_module_that_picks_one_of_two_gpus_is_on_a_gpu() -> None:
+    # philtabor's DDPG networks: `T.device("cuda:0" if T.cuda.is_available() else "cuda:1")`
+    # is a GPU either way, so a CPU tensor fed to the module fails wherever it runs
+    two_gpus = SELF_PLACING.replace('else "cpu"', 'else "cuda:1"')
+    assert 'else "cuda:1"' in two_gpus
+    source = textwrap.dedent(two_gpus.replace("SELF_MOVE", "").replace("MOVE", ""))
+    found = lint_source(source, "example.py", Settings())
+    assert [(f.code, f.line, f.severity.value) for f in found] == [
+        ("DVL103", 21, "error"),
+        ("DVL102", 24, "error"),
+    ]
+    assert "is on cuda (moved to `self.device` at line 10)" in found[0].message
+
+
 ROLLOUT_STORAGE = """\
     import torch
 
@@ -388,3 +403,68 @@ def test_what_an_iteration_leaves_behind_meets_the_model_on_the_next() -> None:
         "        next_obs = next_obs.to(device)\n        action = agent(next_obs)",
     )
     assert codes(replaced_first.replace("MOVE", "")) == []
+
+
+OPTIONAL_BIAS = """\
+    import torch
+
+
+    def linear_op(input, weight, bias):
+        output = torch.matmul(input, weight)
+        return output + bias
+
+
+    class ComplexLinear(torch.nn.Module):
+        def __init__(self, n, bias=True):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.Tensor(n, n))
+            if bias:
+                self.b = torch.nn.Parameter(torch.Tensor(n))
+            else:
+                self.b = torch.Tensor(n).requires_grad_(False)
+
+        def forward(self, x):
+            return linear_op(x, self.w, self.b)
+    """
+
+
+def test_a_parameter_or_a_frozen_placeholder_is_where_the_configuration_puts_it() -> None:
+    # speechbrain's complex and quaternion layers: a parameter, or without a bias (or
+    # outside spinor mode) a frozen placeholder; the ops use it only where it is the
+    # parameter (`if bias.requires_grad:`, `if self.spinor:`), which the analysis cannot see
+    assert codes(OPTIONAL_BIAS) == []
+    plain = OPTIONAL_BIAS.replace(
+        "self.b = torch.nn.Parameter(torch.Tensor(n))", "self.b = torch.zeros(n)"
+    )
+    assert codes(plain) == [("DVL104", 6)]
+    # latent-diffusion's logvar: a plain tensor, a parameter only when learned; the plain
+    # one is used as it is by default, so it is still reported
+    unfrozen = OPTIONAL_BIAS.replace(".requires_grad_(False)", "")
+    assert codes(unfrozen) == [("DVL104", 6)]
+
+
+ALIASED_MODEL = """\
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+    def build():
+        return nn.Linear(2, 2)
+
+
+    model = build()
+    OTHER = build()
+    policy = model
+    policy.to(device)
+    print(OTHER(torch.zeros(1, 2, device=device)))
+    """
+
+
+def test_a_module_moved_through_another_name_is_moved() -> None:
+    # LLMs-from-scratch's DPO notebook: `policy_model = model; policy_model.to(device)`,
+    # then `generate(model=model, ...)`: `.to()` moved the one module both names hold
+    assert codes(ALIASED_MODEL.replace("OTHER", "model")) == []
+    # two calls of the same builder are two modules: moving one leaves the other
+    assert codes(ALIASED_MODEL.replace("OTHER", "reference")) == [("DVL102", 15)]

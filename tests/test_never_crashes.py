@@ -84,3 +84,18 @@ def test_every_prefix_of_an_example_lints_cleanly(path):
     text = path.read_text(encoding="utf-8")
     for cut in range(0, len(text), 37):
         assert _internal_errors(text[:cut]) == [], f"cut at {cut}"
+
+
+def test_a_module_joined_with_wrappers_made_by_different_calls():
+    # speechbrain core.py: DataParallel on one path, DDP on the other, then a third path
+    _never_raises(
+        "import torch.nn as nn\n"
+        "model = nn.Linear(2, 2)\n"
+        "if a:\n"
+        "    model = nn.DataParallel(model)\n"
+        "else:\n"
+        "    model = nn.parallel.DistributedDataParallel(model)\n"
+        "if b:\n"
+        "    model = nn.Linear(2, 2)\n"
+        "print(model)\n"
+    )

@@ -91,3 +91,69 @@ def test_another_files_names_mean_nothing_in_the_importing_file(tmp_path: Path) 
         "    x, lengths = sample_data\n    return x.numpy(), padding_mask(x).numpy()\n"
     )
     assert lint_file(test) == []
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    """A project folder holding ``files`` (name -> text); returns its root."""
+    (root / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+def test_a_helpers_own_cpu_tensor_in_a_collective_is_its_files_finding(tmp_path: Path) -> None:
+    """The collective runs in `dist_utils.py` on a count the helper made itself: that file's
+    own analysis reports it; the file calling the helper handed it nothing on the CPU."""
+    _project(
+        tmp_path,
+        {
+            "dist_utils.py": "import torch\nimport torch.distributed as dist\n\n\n"
+            "def world_count():\n    count = torch.tensor(1)\n    dist.all_reduce(count)\n"
+            "    return count.item()\n",
+            "evaluate.py": "import torch\nfrom dist_utils import world_count\n\n"
+            "print(world_count())\n",
+        },
+    )
+    assert lint_file(tmp_path / "evaluate.py") == []
+    [finding] = lint_file(tmp_path / "dist_utils.py")
+    assert (finding.code, finding.line) == ("DVL408", 7)
+
+
+CHOSEN_DEVICE = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+
+
+def test_a_helpers_own_cpu_factory_is_not_reported_where_it_is_called(tmp_path: Path) -> None:
+    """The helper in `layers.py` adds a CPU bias to whatever it is given: a bug of that file
+    (reported there when it places tensors); the caller handed it nothing on the CPU."""
+    _project(
+        tmp_path,
+        {
+            "layers.py": "import torch\n\n\ndef add_bias(x: torch.Tensor) -> torch.Tensor:\n"
+            "    return x + torch.ones(4)\n",
+            "train.py": "import torch\nfrom layers import add_bias\n\n"
+            + CHOSEN_DEVICE
+            + "print(add_bias(torch.zeros(2, 4, device=device)))\n",
+        },
+    )
+    assert lint_file(tmp_path / "train.py") == []
+
+
+def test_a_call_into_another_file_is_reported_once_at_its_first_clash(tmp_path: Path) -> None:
+    """llama2.c's `model.generate(x)` with the model left on the CPU: the module call in
+    `generate` fails first; the later `torch.cat` of its output is the same bug."""
+    _project(
+        tmp_path,
+        {
+            "sampling.py": "import torch\n\n\ndef generate(model, idx):\n"
+            "    logits = model(idx)\n"
+            "    return torch.cat((idx, logits.argmax(-1, keepdim=True)), dim=1)\n",
+            "sample.py": "import torch\nfrom sampling import generate\nfrom torch import nn\n\n"
+            + CHOSEN_DEVICE
+            + "model = nn.Linear(4, 4)\n"
+            "print(generate(model, torch.zeros(2, 4, device=device)))\n",
+        },
+    )
+    [finding] = lint_file(tmp_path / "sample.py")
+    assert (finding.code, finding.line) == ("DVL102", 7)
+    assert finding.message.startswith("`model` is on cpu (created at line 6)")
+    assert "they meet at sampling.py:5, in code this call runs" in finding.message

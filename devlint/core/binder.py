@@ -79,6 +79,13 @@ class Env:
         """Change ``name`` in place (a module moved by ``.to()``): its attributes stay."""
         self.bindings[name] = value
 
+    def update_aliases(self, before: Value, after: Value) -> None:
+        """Names of this scope bound to the very object ``before`` (``policy = model``) now
+        hold ``after``: what changed in place changed for every name of it."""
+        for name, value in self.bindings.items():
+            if value is before:
+                self.bindings[name] = after
+
     def delete(self, name: str) -> None:
         self.bindings.pop(name, None)
 

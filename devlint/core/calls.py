@@ -3,6 +3,8 @@ and the events calls cause; what torch returns is ``torch_model``'s."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from devlint.core import torch_api, torch_model
@@ -45,6 +47,7 @@ from devlint.core.values import (
     AVAILABILITY_VALUE,
     BUFFER,
     CALL_RESULT,
+    FROZEN,
     NO_DEVICE,
     PARAMETER,
     SCALAR_VALUE,
@@ -157,6 +160,15 @@ class Calls(Part):
     # -- dispatch -------------------------------------------------------------
 
     def call(self, node: cst.Call, env: Env) -> Value:
+        if self.state.code_home() is not None:
+            return self._dispatch(node, env)
+        self.state.home_calls.append((node, self.flow.function))  # where other files' code runs
+        try:
+            return self._dispatch(node, env)
+        finally:
+            self.state.home_calls.pop()
+
+    def _dispatch(self, node: cst.Call, env: Env) -> Value:
         func = node.func
         name = last_name(func)
         if name == "synchronize":
@@ -548,6 +560,7 @@ class Calls(Part):
             receiver.kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo)
         ):
             self.rebind(receiver_node, moved, env)
+            env.update_aliases(receiver, moved)  # `policy = model; policy.to(device)`
         return moved
 
     def note_create_then_move(
@@ -630,6 +643,12 @@ class Calls(Part):
     ) -> Value:
         if name == "copy_":
             return receiver
+        if (
+            name == "requires_grad_"
+            and receiver.ref is None
+            and _is_false(args.get(0, "requires_grad"))
+        ):
+            return replace(receiver, ref=FROZEN)  # kept for a configuration that does not train it
         if name == "numpy":
             if not _is_true_keyword(args, "force"):  # numpy(force=True) copies to the host
                 self.state.record(HostConversion(node, Operand(receiver_node, receiver)))
@@ -697,6 +716,10 @@ def _outside_the_file(callee: Value) -> bool:
 
 def _is_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_false(given: tuple[cst.BaseExpression, Value] | None) -> bool:
+    return given is not None and isinstance(given[0], cst.Name) and given[0].value == "False"
 
 
 def _is_true_keyword(args: Args, name: str) -> bool:

@@ -32,6 +32,7 @@ from devlint.core.values import (
     CALL_RESULT,
     PARAMETER,
     PLAIN_ATTRIBUTE,
+    REGISTERED_ON_SOME_PATHS,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
@@ -241,7 +242,7 @@ class Classes(Part):
         if cached is not None:
             instance, events = cached
             self.state.replay(events)
-            return instance
+            return replace(instance)  # another object: `a = Foo(); b = Foo()` are no aliases
         mark = len(self.state.events)
         attrs, _ = self._construct_attrs(init, args, receiver)
         _forget_assigned_elsewhere(info, attrs)
@@ -287,6 +288,8 @@ def _as_seen_inside(value: Value) -> Value:
     """
     if _is_state(value):
         return value.with_device(MODULE_DEVICE, None)
+    if value.ref == REGISTERED_ON_SOME_PATHS:
+        return value.with_device(UNKNOWN, None)
     if value.kind is Kind.TENSOR and value.device == CPU and value.origin is not None:
         verb = "a plain attribute, not a registered buffer, created"
         return value.with_device(CPU, Origin(verb, value.origin.node, tag=PLAIN_ATTRIBUTE))

@@ -8,7 +8,9 @@ reports each one is the rules' decision, not the core's: see
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import libcst as cst
 
 from devlint.core.events import Facts, ModuleCall, Operand, OperandsMeet
 from devlint.core.lattice import (
@@ -42,6 +44,7 @@ class Clash:
     first: Operand
     second: Operand
     severity: Severity
+    elsewhere: cst.CSTNode | None = None  # where in another file's code they meet
 
 
 def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
@@ -85,10 +88,14 @@ def clashes(facts: Facts) -> list[tuple[OperandsMeet | ModuleCall, Clash]]:
     found = facts.cache.get("clashes")
     if found is None:
         found = []
+        sites: set[cst.CSTNode] = set()  # calls whose other-file code already clashed
         for event in facts.events:
             clash = clash_of(event, facts)
-            if clash is not None:
-                found.append((event, clash))
+            if clash is None or event.node in sites:
+                continue
+            if event.elsewhere is not None:
+                sites.add(event.node)  # the first clash in there is what fails
+            found.append((event, clash))
         facts.cache["clashes"] = found
     return found
 
@@ -118,7 +125,34 @@ def clash_of(event: object, facts: Facts) -> Clash | None:
         return None
     if clash is None or not _believed(clash, event, facts):
         return None
+    if event.elsewhere is not None:
+        origin = clash.first.value.origin
+        if origin is None or not facts.is_here(origin.node):
+            return None  # another file's code on its own values: that file reports it
+        first, second = (
+            _as_passed(facts, event.node, side) for side in (clash.first, clash.second)
+        )
+        return replace(clash, first=first, second=second, elsewhere=event.elsewhere)
     return clash
+
+
+def _as_passed(facts: Facts, call: cst.CSTNode, side: Operand) -> Operand:
+    """The argument (or receiver) of this file's ``call`` that holds ``side``'s value, so that
+    the message names what the caller wrote rather than the other file's parameter."""
+    if not isinstance(call, cst.Call):
+        return side
+    given = [arg.value for arg in call.args]
+    if isinstance(call.func, cst.Attribute):
+        given.append(call.func.value)  # `model.generate(x)`: the model is `self` there
+    for node in given:
+        value = facts.values.get(node)
+        if (
+            value is not None
+            and value.origin is side.value.origin
+            and value.device == side.value.device
+        ):
+            return replace(side, node=node)
+    return side
 
 
 def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> bool:

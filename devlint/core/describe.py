@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from devlint.core.conflicts import Clash
 from devlint.core.events import Facts, Operand
 from devlint.core.lattice import MAYBE_ACCEL, Device, Symbol, is_hard_coded_accelerator
-from devlint.core.values import Origin
+from devlint.core.values import Origin, Value
 from devlint.diagnostic import Severity
 
 
@@ -54,7 +56,19 @@ def failure_condition(device: Device) -> str:
 
 
 def clash_phrase(facts: Facts, clash: Clash) -> str:
-    """Both sides of a clash, cpu side first, and when it fails."""
+    """Both sides of a clash, cpu side first, where it happens when that is another file's
+    code, and when it fails."""
     first = operand_phrase(facts, clash.first)
     second = operand_phrase(facts, clash.second)
-    return f"{first} but {second}{when_it_fails(clash)}"
+    where = f"; they meet {ran_elsewhere(facts, clash.elsewhere)}" if clash.elsewhere else ""
+    return f"{first} but {second}{where}{when_it_fails(clash)}"
+
+
+def ran_elsewhere(facts: Facts, node: cst.CSTNode) -> str:
+    """``at utils.py:12, in code this call runs``: where in another file's code it happens."""
+    return f"at {facts.place_of(node)}, in code this call runs"
+
+
+def made_here(facts: Facts, value: Value) -> bool:
+    """The value was made by this file's code (and handed to another file's helper)."""
+    return value.origin is not None and facts.is_here(value.origin.node)

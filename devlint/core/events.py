@@ -44,6 +44,9 @@ class OperandsMeet:
     operands: tuple[Operand, ...]
     strict: bool
     function: cst.FunctionDef | None = None  # where it happens; None at module level
+    elsewhere: cst.CSTNode | None = None
+    """Where in another file's code this happened, when a call of this file (``node``) ran
+    it with values from here; None: in this file."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +57,9 @@ class ModuleCall:
     module: Operand
     inputs: tuple[Operand, ...]
     function: cst.FunctionDef | None = None
+    elsewhere: cst.CSTNode | None = None
+    """Where in another file's code this happened, when a call of this file (``node``) ran
+    it with values from here; None: in this file."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,6 +188,9 @@ class Collective:
     operation: str
     tensors: tuple[Operand, ...]
     group: bool  # a ``group=`` was given: its backends are not in view
+    elsewhere: cst.CSTNode | None = None
+    """Where in another file's code this happened, when a call of this file (``node``) ran
+    it with values from here; None: in this file."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -289,6 +298,14 @@ class Facts:
         """Where the analysis says an expression's value lives (UNKNOWN if never reached)."""
         value = self.values.get(node)
         return value.device if value is not None else UNKNOWN
+
+    def is_here(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is code of this file (not of another file of the project)."""
+        try:
+            self.span_of(node)
+        except NotInModule:
+            return False
+        return True
 
     def span_of(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
         """(line, column) of the start and end of ``node``; 1-based lines, 0-based columns."""

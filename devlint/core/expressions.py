@@ -41,6 +41,8 @@ from devlint.core.values import (
 )
 
 STRING_VALUE = Value(Kind.STRING)
+MAX_MAPPED_ITEMS = 8
+"""A comprehension over at most this many known items gives one result per item."""
 _TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 _ELEMENTWISE_COMPARISONS = (
     cst.Equal,
@@ -70,6 +72,11 @@ def _indexed_ndim(base: Value, elements: Sequence[cst.SubscriptElement]) -> int 
     dropped = sum(not _keeps_dimensions(element.slice) for element in elements)
     left = base.ndim - dropped
     return left if left >= 1 else None
+
+
+def _maps_one_name(clause: cst.CompFor) -> bool:
+    """``elt for x in xs``: one clause, one name, no filter, so each item gives one element."""
+    return clause.inner_for_in is None and not clause.ifs and isinstance(clause.target, cst.Name)
 
 
 def _keeps_dimensions(index: cst.BaseSlice) -> bool:
@@ -454,10 +461,25 @@ class Expressions(Part):
     def _comprehension(
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp, env: Env
     ) -> Value:
-        inner = self._comprehension_scope(node, env)
-        element = self.eval(node.elt, inner)
         kind = Kind.ITERABLE if isinstance(node, cst.GeneratorExp) else Kind.SEQUENCE
-        return Value(kind, element=element)
+        clause = node.for_in
+        if isinstance(node, cst.SetComp) or not _maps_one_name(clause):
+            return Value(kind, element=self.eval(node.elt, self._comprehension_scope(node, env)))
+        iterable = self.eval(clause.iter, env)
+        items = iterable.items if iterable.kind is Kind.SEQUENCE else None
+        if items and len(items) <= MAX_MAPPED_ITEMS:  # `a, b = (x.detach() for x in (a, b))`
+            return Value(
+                Kind.SEQUENCE, items=tuple(self._mapped(node, item, env) for item in items)
+            )
+        return Value(
+            kind, element=self._mapped(node, torch_model.iterate(iterable, clause.iter), env)
+        )
+
+    def _mapped(self, node: cst.ListComp | cst.GeneratorExp, item: Value, env: Env) -> Value:
+        """The comprehension's element for one item of what it iterates."""
+        inner = Env(parent=env)
+        self.flow.bind(node.for_in.target, item, inner)
+        return self.eval(node.elt, inner)
 
     def _dict_comprehension(self, node: cst.DictComp, env: Env) -> Value:
         inner = self._comprehension_scope(node, env)

@@ -8,6 +8,7 @@ move batches move them and a ``train(model, loader)`` sees the caller's model.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import libcst as cst
@@ -114,7 +115,7 @@ class Functions(Part):
         if cached is not None:
             result, events = cached
             self.state.replay(events)
-            return result
+            return replace(result)  # another object: names of it are aliases of this call only
         if not self.can_enter(info):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         mark = len(self.state.events)
@@ -160,7 +161,7 @@ class Functions(Part):
         env = Env(parent=info.closure)
         params = info.node.params
         ordered = [*params.posonly_params, *params.params]
-        if receiver is not None and ordered:
+        if receiver is not None and ordered and not _is_staticmethod(info.node):
             env.set(ordered[0].name.value, receiver)
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
@@ -173,9 +174,10 @@ class Functions(Part):
         for param in params.kwonly_params:
             is_input = module_method and info.takes_input(param, -1)
             self._bind_parameter(info, param, None, args, env, is_input, tensors)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                env.set(star.name.value, UNKNOWN_VALUE)
+        if isinstance(params.star_arg, cst.Param):
+            env.set(params.star_arg.name.value, _extra_positional(args, len(ordered)))
+        if isinstance(params.star_kwarg, cst.Param):
+            env.set(params.star_kwarg.name.value, UNKNOWN_VALUE)
         return env
 
     def _tensor_parameters(self, info: FunctionInfo) -> TensorParameters:
@@ -266,6 +268,22 @@ def _requires_a_module(param: cst.Param, scope: Env) -> bool:
         return False
     written = dotted_name(annotation.annotation)
     return written is not None and _qualified(scope, written) in MODULE_BASE_CLASSES
+
+
+def _extra_positional(args: Args | None, taken: int) -> Value:
+    """What ``*args`` holds: the positional arguments past the named parameters, when the
+    call spells each of them out (``f(*xs)`` and the context-free run leave it unknown)."""
+    if args is None or args.starred:
+        return UNKNOWN_VALUE
+    return Value(Kind.SEQUENCE, items=tuple(value for _, value in args.positional[taken:]))
+
+
+def _is_staticmethod(node: cst.FunctionDef) -> bool:
+    """``@staticmethod``: called through an instance, it still gets no ``self``."""
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in node.decorators
+    )
 
 
 def _is_static(node: cst.FunctionDef) -> bool:

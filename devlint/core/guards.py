@@ -72,8 +72,23 @@ def proxy_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     return (subject, holds) if subject is not None else None
 
 
-def traced(env: Env, subject: str) -> list[Narrowing]:
-    """Where ``subject`` is a tracing proxy, its device is unknown."""
+def requires_grad_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``(x, holds)`` for ``x.requires_grad`` and its negation. Code tells a trained tensor
+    from the plain one another configuration keeps this way (speechbrain's ops take
+    ``bias`` that is a parameter or, without a bias, a tensor that ``requires_grad_(False)``):
+    where the test holds, ``x`` is the one the analysis cannot tell from the other."""
+    holds = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, holds = test.expression, not holds
+    if not isinstance(test, cst.Attribute) or test.attr.value != "requires_grad":
+        return None
+    subject = dotted_name(test.value)
+    return (subject, holds) if subject is not None else None
+
+
+def unseen(env: Env, subject: str) -> list[Narrowing]:
+    """Where a test says ``subject`` is something the analysis cannot place (a tracing proxy,
+    the trained one of two tensors), its device is unknown."""
     value = env.get(subject)
     if value is None or not is_tensor_like(value):
         return []

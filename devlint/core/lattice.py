@@ -77,14 +77,11 @@ MODULE_DEVICE = Symbol("the module's device")  # inside an nn.Module: its parame
 
 
 def _in_accel_group(device: Device) -> bool:
-    """cpu, the default accelerator and MAYBE_ACCEL: what an availability guard joins."""
+    """cpu, an accelerator and MAYBE_ACCEL: what an availability guard joins (any index:
+    ``cuda:0`` and ``cuda:1`` join into ``cuda``, which must then join as they do)."""
     if device is MAYBE_ACCEL or device == CPU:
         return True
-    return (
-        isinstance(device, Concrete)
-        and device.type not in ("cpu", "meta")
-        and device.index in (None, 0)
-    )
+    return isinstance(device, Concrete) and device.type not in ("cpu", "meta")
 
 
 def join(a: Device, b: Device, *, guarded: bool = False) -> Device:
@@ -95,6 +92,8 @@ def join(a: Device, b: Device, *, guarded: bool = False) -> Device:
         return b
     if b is BOTTOM:
         return a
+    if isinstance(a, Concrete) and isinstance(b, Concrete) and a.type == b.type:
+        return Concrete(a.type)  # `cuda:0` or `cuda:1`: a GPU, which one is not known
     if guarded and _in_accel_group(a) and _in_accel_group(b):
         return MAYBE_ACCEL
     return UNKNOWN

@@ -11,11 +11,12 @@ gives it, once, when ``core/analysis.py`` assembles them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from devlint.core.events import Collective, ModuleCall, OperandsMeet
 from devlint.core.values import Value
 
 if TYPE_CHECKING:
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from devlint.core.scopes import ClassInfo
     from devlint.core.statements import Flow
     from devlint.core.wrappers import Wrappers
+
+
+_RESITED = (OperandsMeet, ModuleCall, Collective)
+"""Events of another file's code that values from this file may cause."""
 
 
 @dataclass
@@ -53,11 +58,21 @@ class AnalysisState:
     running_homes: list[ModuleScope | None] = field(default_factory=list)
     """Where each running function was defined, innermost last (None: in this file)."""
 
+    home_calls: list[tuple[cst.Call, cst.FunctionDef | None]] = field(default_factory=list)
+    """The calls of this file's code being evaluated, innermost last, with their function."""
+
     def record(self, event: object) -> None:
-        """Keep an event for the rules, unless code of another file caused it: that file's
-        own analysis reports what happens in it."""
+        """Keep an event for the rules. Code of another file that this file's call runs is
+        kept as happening at that call, for the rules to report what values from here cause
+        there; the other file's own analysis reports the rest."""
         if self.code_home() is None:
             self.events.append(event)
+        elif isinstance(event, _RESITED) and self.home_calls:
+            site, function = self.home_calls[-1]
+            moved = replace(event, node=site, elsewhere=event.node)
+            if not isinstance(moved, Collective):
+                moved = replace(moved, function=function)
+            self.events.append(moved)
 
     def replay(self, events: list[object]) -> None:
         """Record again what a cached call or construction recorded the first time."""

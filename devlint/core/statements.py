@@ -19,7 +19,8 @@ from devlint.core.guards import (
     no_accelerator,
     place,
     proxy_test,
-    traced,
+    requires_grad_test,
+    unseen,
 )
 from devlint.core.imports import ModuleScope, module_value
 from devlint.core.lattice import CPU, UNKNOWN, Concrete, is_known
@@ -489,7 +490,8 @@ class Flow(Part):
         self, test: cst.BaseExpression, env: Env | None, flag: Flag | None, holds: bool
     ) -> list[Narrowing]:
         """What a branch knows from its test (``holds``: the test is true there): the side of
-        an earlier ``if`` on the same flag, ``x.is_cuda``, ``torch.cuda.is_available()``."""
+        an earlier ``if`` on the same flag, ``x.is_cuda``, ``torch.cuda.is_available()``, a
+        tracing proxy, ``x.requires_grad``."""
         if env is None:
             return []
         narrowed = env.refine(flag, flag.positive == holds) if flag is not None else []
@@ -500,9 +502,9 @@ class Flow(Part):
         found = device_test(test, self._literal_device)
         if found is not None:
             narrowed += place(env, found, found.cpu == holds, by_test)
-        proxy = proxy_test(test)
-        if proxy is not None and proxy[1] == holds:
-            narrowed += traced(env, proxy[0])
+        for opaque in (proxy_test(test), requires_grad_test(test)):
+            if opaque is not None and opaque[1] == holds:
+                narrowed += unseen(env, opaque[0])
         return narrowed
 
     def narrowed_for(self, test: cst.BaseExpression, env: Env, holds: bool) -> list[Narrowing]:

@@ -78,7 +78,10 @@ WRAPPED_STATE = "wrapped-state"  # a state_dict taken through a DataParallel/DDP
 
 PARAMETER = "parameter"  # ``ref`` of a tensor registered as a parameter
 BUFFER = "buffer"  # ``ref`` of a tensor registered as a buffer
+FROZEN = "frozen"  # ``ref`` of a plain tensor marked ``requires_grad_(False)``: a placeholder
+REGISTERED_ON_SOME_PATHS = "registered on some paths"  # ``ref``: state or a frozen placeholder
 _STATE = frozenset({PARAMETER, BUFFER})
+_SOME_STATE = _STATE | {REGISTERED_ON_SOME_PATHS}
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,8 +193,15 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
 
 def _join_registered(a: object, b: object) -> object:
     """A parameter on one path and a buffer on the other: registered either way, so
-    ``Module.to()`` moves it (joined as a parameter)."""
-    return PARAMETER if {a, b} == {PARAMETER, BUFFER} else None
+    ``Module.to()`` moves it (joined as a parameter). A parameter on one path and a frozen
+    placeholder on the other (speechbrain's layers without a bias): which one a module
+    holds, and so where it is, depends on its configuration."""
+    refs = {a, b}
+    if refs == {PARAMETER, BUFFER}:
+        return PARAMETER
+    if refs & _SOME_STATE and refs <= _SOME_STATE | {FROZEN}:
+        return REGISTERED_ON_SOME_PATHS
+    return None
 
 
 def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
@@ -207,6 +217,8 @@ def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
     kinds = {a.kind, b.kind}
     if kinds == {Kind.MODULE, Kind.WRAPPER} or _wraps_the_other(a, b):
         wrapper = a if a.kind is Kind.WRAPPER else b
+        if wrapper.ref is None:  # wrappers made by different calls, joined before: which is lost
+            return Value(Kind.WRAPPER, device, wrapper.origin, stateful=True)
         info = replace(wrapper.ref, conditional=True)
         return Value(Kind.WRAPPER, device, wrapper.origin, stateful=True, ref=info)
     if device is UNKNOWN:

@@ -33,6 +33,13 @@ class UnregisteredTensorAttribute(Rule):
     submodules kept in a plain Python list or dict (`self.layers =
     [nn.Linear(...)]`), used in a method together with inputs or parameters.
 
+    It stays silent on an attribute that `__init__` makes a parameter or
+    buffer on some paths and a frozen placeholder on others (`nn.Parameter`
+    with a bias, `torch.Tensor(n).requires_grad_(False)` without one): which
+    one a module holds is its configuration, and code that uses it tells them
+    apart (`if bias.requires_grad:`). A plain tensor that becomes a parameter
+    only in some configurations is still reported.
+
     ## Why is this bad?
     `model.to(device)` moves parameters, buffers and registered submodules
     only. The plain attribute stays on the CPU, and the first forward pass on

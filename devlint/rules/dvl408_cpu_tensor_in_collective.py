@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.describe import operand_phrase
-from devlint.core.events import Facts, ProcessGroupCreated
+from devlint.core.describe import made_here, operand_phrase, ran_elsewhere
+from devlint.core.events import Facts, Operand, ProcessGroupCreated
 from devlint.core.lattice import CPU
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
@@ -22,6 +22,10 @@ class CpuTensorInCollective(Rule):
     backend, which PyTorch 2 pairs with gloo) and when a `group=` is passed,
     since that group's backends are not in view. It is an error when the file
     creates its process group with NCCL alone, a warning otherwise.
+
+    A collective in a helper of another project file counts when this file
+    hands it a tensor it created (`ddp_all_reduce(torch.tensor(count))`); it
+    is reported at that call.
 
     ## Why is this bad?
     NCCL only moves GPU tensors. Multi-GPU training almost always runs with
@@ -62,9 +66,15 @@ class CpuTensorInCollective(Rule):
             for operand in collective.tensors:
                 if operand.value.device != CPU:
                     continue
+                where = ""
+                if collective.elsewhere is not None:
+                    if not made_here(facts, operand.value):
+                        continue  # another file's helper on its own tensor: reported there
+                    operand = Operand(operand.value.origin.node, operand.value)  # as made here
+                    where = f" ({ran_elsewhere(facts, collective.elsewhere)})"
                 message = (
-                    f"{operand_phrase(facts, operand)}; `{collective.operation}` over NCCL "
-                    f"needs it on this process's GPU{when}"
+                    f"{operand_phrase(facts, operand)}; `{collective.operation}`{where} over "
+                    f"NCCL needs it on this process's GPU{when}"
                 )
                 yield Finding(collective.node, message, severity)
                 break
