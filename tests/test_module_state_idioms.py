@@ -345,7 +345,6 @@ def test_a_module_placed_on_a_device_it_is_given_stays_where_its_caller_says() -
     assert codes(given.replace("SELF_MOVE", "").replace("MOVE", "")) == []
 
 
-
 def test_a_module_that_picks_one_of_two_gpus_is_on_a_gpu() -> None:
     # philtabor's DDPG networks: `T.device("cuda:0" if T.cuda.is_available() else "cuda:1")`
     # is a GPU either way, so a CPU tensor fed to the module fails wherever it runs
