@@ -16,7 +16,13 @@ import libcst as cst
 
 from devlint.core.binder import Env, Narrowing
 from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Device, Symbol, is_known
-from devlint.core.syntax import dotted_name, last_name, parse_device_string, string_value
+from devlint.core.syntax import (
+    dotted_name,
+    last_name,
+    parse_device_string,
+    string_value,
+    without_not,
+)
 from devlint.core.values import Origin, is_tensor_like
 
 _AVAILABILITY = frozenset({"torch.cuda.is_available"})
@@ -41,9 +47,7 @@ def availability_test(
 ) -> bool | None:
     """True for ``torch.cuda.is_available()`` or a name that holds it (``train_on_gpu``, as
     ``holds_availability`` says), False for their negation, else None."""
-    holds = True
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, holds = test.expression, not holds
+    test, holds = without_not(test)
     if isinstance(test, cst.Call) and not test.args and dotted_name(test.func) in _AVAILABILITY:
         return holds
     if isinstance(test, cst.Name | cst.Attribute) and holds_availability(test):
@@ -59,9 +63,7 @@ def proxy_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     """``(x, holds)`` for ``is_torch_fx_proxy(x)`` / ``isinstance(x, torch.fx.Proxy)`` and
     their negation: where the test holds, ``x`` is a symbolic-tracing proxy that records
     operations for a graph run later, on a device the analysis cannot see."""
-    holds = True
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, holds = test.expression, not holds
+    test, holds = without_not(test)
     if not isinstance(test, cst.Call) or not test.args:
         return None
     name = last_name(test.func)
@@ -77,9 +79,7 @@ def requires_grad_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     from the plain one another configuration keeps this way (speechbrain's ops take
     ``bias`` that is a parameter or, without a bias, a tensor that ``requires_grad_(False)``):
     where the test holds, ``x`` is the one the analysis cannot tell from the other."""
-    holds = True
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, holds = test.expression, not holds
+    test, holds = without_not(test)
     if not isinstance(test, cst.Attribute) or test.attr.value != "requires_grad":
         return None
     subject = dotted_name(test.value)
@@ -100,9 +100,7 @@ def device_test(
 ) -> DeviceTest | None:
     """The device fact a test states; ``literal`` gives the device a comparand denotes
     (``"cpu"``, ``torch.device("cpu")``, a variable holding one), None when it is no device."""
-    holds = True
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, holds = test.expression, not holds
+    test, holds = without_not(test)
     if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
         subject = dotted_name(test.value)
         return DeviceTest(subject, True, not holds) if subject is not None else None

@@ -329,3 +329,12 @@ def calls_on_self(function: cst.FunctionDef) -> set[str]:
         and isinstance(node.func, cst.Attribute)
         and _is_attribute_of(node.func, owner)
     }
+
+
+def without_not(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+    """``test`` without its leading ``not``s, and whether it holds where ``test`` does
+    (``not not x``: ``(x, True)``; ``not x``: ``(x, False)``)."""
+    holds = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, holds = test.expression, not holds
+    return test, holds
