@@ -55,4 +55,13 @@ def write_checkout(
         target.write_bytes(batch[position : position + size])
         position += size + 1
     dest.mkdir(parents=True, exist_ok=True)
+    mark_root(dest)
     (dest / MARKER).write_text(commit + "\n")
+
+
+def mark_root(dest: Path) -> None:
+    """Give a checkout the empty ``.git`` folder a clone has at its root: devlint finds a
+    project's root by it, so the files of a repository without ``pyproject.toml`` or
+    ``setup.py`` import each other as they do in a clone (``from transformer.Layers import
+    ...`` in ``transformer/Models.py``). Idempotent, for checkouts written before."""
+    (dest / ".git").mkdir(exist_ok=True)

@@ -53,7 +53,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from checkouts import MARKER, write_checkout
+from checkouts import MARKER, mark_root, write_checkout
 
 from devlint.files import iter_source_files
 from devlint.notices import NOTICE_SUMMARIES
@@ -149,6 +149,7 @@ def _prepare(project: dict, checkout: Path, mirror: Path, extract: bool) -> str 
         found = marker.read_text().strip()
         if found != project["commit"]:
             return f"{checkout} holds {found}, not the pinned {project['commit']}"
+        mark_root(checkout)
         return None
     if checkout.exists() and any(checkout.iterdir()):
         return None  # a checkout made some other way: trust it

@@ -48,7 +48,7 @@ from pathlib import Path
 from devlint.notices import NOTICE_SUMMARIES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # checkouts.py
-from checkouts import MARKER, write_checkout
+from checkouts import MARKER, mark_root, write_checkout
 
 HERE = Path(__file__).resolve().parent
 BUGS = HERE / "bugs.json"
@@ -182,7 +182,10 @@ def _prepare(tree: Path, commit: str, gitdir: Path, extract: bool) -> str | None
     marker = tree / MARKER
     if marker.exists():
         found = marker.read_text().strip()
-        return None if found == commit else f"{tree} holds {found}, not {commit}"
+        if found != commit:
+            return f"{tree} holds {found}, not {commit}"
+        mark_root(tree)
+        return None
     if not extract:
         return f"no tree at {tree}; run with --extract"
     if not gitdir.is_dir():

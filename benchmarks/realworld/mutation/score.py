@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE.parent))  # checkouts.py
 sys.path.insert(0, str(HERE))
 
 import validate  # noqa: E402
-from checkouts import MARKER, write_checkout  # noqa: E402
+from checkouts import MARKER, mark_root, write_checkout  # noqa: E402
 from inject import KINDS, Mutant, mutants  # noqa: E402
 
 from devlint.notices import NOTICE_SUMMARIES  # noqa: E402
@@ -135,7 +135,10 @@ def _prepare(source: dict, checkout: Path, mirror: Path, extract: bool) -> str |
     marker = checkout / MARKER
     if marker.exists():
         found = marker.read_text().strip()
-        return None if found == source["commit"] else f"{checkout} holds {found}"
+        if found != source["commit"]:
+            return f"{checkout} holds {found}"
+        mark_root(checkout)
+        return None
     if not extract:
         return f"no checkout at {checkout}; run with --extract"
     gitdir = mirror / source["repo"].replace("/", "+") / "repo"

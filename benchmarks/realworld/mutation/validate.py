@@ -17,6 +17,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from checkouts import mark_root
 from inject import Mutant
 
 from devlint.harness import runner
@@ -82,6 +83,7 @@ def tree_for(work: Path, source: dict, checkout: Path, path: str, text: str, nam
         shutil.rmtree(tree, ignore_errors=True)
         shutil.copytree(checkout, tree, ignore=shutil.ignore_patterns(".mutation-run"))
         target.write_text(text, encoding="utf-8")
+    mark_root(tree)  # trees copied before checkouts had one
     return tree
 
 

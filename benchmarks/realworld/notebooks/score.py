@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from checkouts import MARKER, write_checkout  # noqa: E402
+from checkouts import MARKER, mark_root, write_checkout  # noqa: E402
 
 
 def main() -> int:
@@ -51,6 +51,7 @@ def main() -> int:
         if not (checkout / MARKER).is_file():
             print(f"{repo}: no checkout (run with --extract)")
             continue
+        mark_root(checkout)
         notebooks = [p for p in checkout.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts]
         totals["notebooks"] += len(notebooks)
         totals["code cells"] += sum(map(_code_cells, notebooks))
