@@ -38,7 +38,7 @@ class Project:
 
     root: Path
     _real_root: str = field(init=False, repr=False)
-    _found: dict[tuple[str, str, int], Path | None] = field(
+    _found: dict[tuple[str, str, int, tuple[str, ...]], Path | None] = field(
         default_factory=dict, init=False, repr=False
     )
 
@@ -51,19 +51,26 @@ class Project:
         """The project ``path`` belongs to."""
         return cls(project_root(path))
 
-    def search_path(self, importer: Path) -> tuple[Path, ...]:
-        """Where an absolute import in ``importer`` is looked up, first match wins."""
-        folders = [Path(os.path.abspath(importer)).parent, self.root, self.root / "src"]
+    def search_path(self, importer: Path, added: tuple[str, ...] = ()) -> tuple[Path, ...]:
+        """Where an absolute import in ``importer`` is looked up, first match wins. ``added``:
+        relative folders the file put on ``sys.path``, from its own folder (where scripts run)
+        or the root."""
+        own = Path(os.path.abspath(importer)).parent
+        folders = [own, self.root, self.root / "src"]
+        folders += [base / folder for folder in added for base in (own, self.root)]
         unique = dict.fromkeys(folder for folder in folders if folder.is_dir())
         return tuple(unique)
 
-    def module_file(self, importer: Path, name: str, level: int = 0) -> Path | None:
+    def module_file(
+        self, importer: Path, name: str, level: int = 0, added: tuple[str, ...] = ()
+    ) -> Path | None:
         """The project file ``import name`` loads in ``importer`` (``level`` leading dots for a
         relative import; ``name`` may then be empty): a module's ``.py`` or a package's
-        ``__init__.py``. None when it is not a file of this project."""
-        key = (str(Path(os.path.abspath(importer)).parent), name, level)
+        ``__init__.py``; ``added``: folders the importer put on ``sys.path``. None when it is
+        not a file of this project."""
+        key = (str(Path(os.path.abspath(importer)).parent), name, level, added)
         if key not in self._found:
-            self._found[key] = self._lookup(Path(os.path.abspath(importer)), name, level)
+            self._found[key] = self._lookup(Path(os.path.abspath(importer)), name, level, added)
         return self._found[key]
 
     def submodule_file(self, package_file: Path, name: str) -> Path | None:
@@ -73,7 +80,7 @@ class Project:
             return None
         return self._inside(_module_in(package_file.parent, [name]))
 
-    def _lookup(self, importer: Path, name: str, level: int) -> Path | None:
+    def _lookup(self, importer: Path, name: str, level: int, added: tuple[str, ...]) -> Path | None:
         parts = name.split(".") if name else []
         if len(parts) > MAX_IMPORT_PARTS or not all(part.isidentifier() for part in parts):
             return None
@@ -86,7 +93,7 @@ class Project:
             return self._inside(_module_in(package, parts))
         if not parts:
             return None
-        for folder in self.search_path(importer):
+        for folder in self.search_path(importer, added):
             found = self._inside(_module_in(folder, parts))
             if found is not None:
                 return found

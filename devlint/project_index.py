@@ -219,8 +219,8 @@ class FileImporter:
         """The project files the importing file's analysis rests on, with their digests."""
         return self.index.files_used(self.files)
 
-    def module(self, name: str, level: int) -> ModuleScope | None:
-        found = self.index.project.module_file(self.path, name, level)
+    def module(self, name: str, level: int, folders: tuple[str, ...] = ()) -> ModuleScope | None:
+        found = self.index.project.module_file(self.path, name, level, folders)
         if found is None or os.path.abspath(found) == str(self.path):
             return None
         found = Path(os.path.abspath(found))

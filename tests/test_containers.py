@@ -9,6 +9,8 @@ needs ``v`` on ``t``'s device unless ``v`` is 0-dim, while basic indexing
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 from test_analysis import PRELUDE, revealed
 
@@ -102,3 +104,25 @@ def test_indexed_assignment_of_a_cpu_tensor_into_a_gpu_tensor_is_reported() -> N
 def test_basic_indexing_and_scalars_copy_across_devices() -> None:
     body = "    out[0] = values\n    out[idx] = 0.5\n    out[idx] = torch.tensor(0.5)"
     assert findings(body, INDEXING) == []
+
+
+def test_an_item_of_a_local_dataset_is_what_its_getitem_returns():
+    # RAFT's validation loops index their dataset directly: `image1, image2, _ = ds[i]`
+    source = """\
+        import torch
+        from torch import nn
+        from torch.utils.data import Dataset
+
+        class Pairs(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                return torch.zeros(3, 8, 8), torch.zeros(3, 8, 8), index
+
+        model = nn.Conv2d(3, 8, 3).cuda()
+        image1, image2, _ = Pairs()[0]
+        print(model(image1[None]), model(image2[None].cuda()))
+        """
+    found = lint_source(textwrap.dedent(source), "example.py", Settings())
+    assert [(f.code, f.line) for f in found] == [("DVL102", 14)]

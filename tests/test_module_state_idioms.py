@@ -467,3 +467,79 @@ def test_a_module_moved_through_another_name_is_moved() -> None:
     assert codes(ALIASED_MODEL.replace("OTHER", "model")) == []
     # two calls of the same builder are two modules: moving one leaves the other
     assert codes(ALIASED_MODEL.replace("OTHER", "reference")) == [("DVL102", 15)]
+
+
+CONSTRUCTION_HELPERS = """\
+    import numpy as np
+    import torch as T
+    from torch import nn
+    from torchvision.datasets import MNIST
+
+
+    class CNN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.device = T.device("cuda:0" if T.cuda.is_available() else "cpu")
+            self.conv1 = nn.Conv2d(1, 8, 3)
+            self.fc1 = nn.Linear(self.calc_input_dims(), 10)
+            self.loss = nn.CrossEntropyLoss()
+            self.to(self.device)
+            self.get_data()
+
+        def calc_input_dims(self):
+            batch_data = T.zeros((1, 1, 28, 28))
+            return int(np.prod(self.conv1(batch_data).size()))
+
+        def get_data(self):
+            self.train_data_loader = T.utils.data.DataLoader(MNIST("mnist"), batch_size=8)
+
+        def forward(self, batch_data):
+            return self.fc1(self.conv1(batch_data.to(self.device)).flatten(1))
+
+        def _train(self):
+            for input, label in self.train_data_loader:
+                label = label.to(self.device)
+                loss = self.loss(self.forward(input), label)
+                loss.backward()
+    """
+
+
+def test_methods_only_init_calls_run_on_the_module_being_built():
+    # philtabor's MNIST CNNs: the dummy pass in `calc_input_dims` runs in `__init__`, before
+    # the move, where the new layers are on the cpu; the loader `get_data` sets is a loader
+    assert codes(CONSTRUCTION_HELPERS) == []
+    unmoved = CONSTRUCTION_HELPERS.replace("label = label.to(self.device)", "pass")
+    assert codes(unmoved) == [("DVL301", 30)]
+
+
+def test_a_model_wrapped_on_both_paths_is_a_wrapper_either_way():
+    # pix2pixHD's train.py: DataParallel after amp on one path, from create_model on the other
+    source = """\
+        import torch
+        from torch import nn
+
+        model = nn.Linear(2, 2)
+        if torch.cuda.device_count() > 4:
+            model = nn.DataParallel(model, device_ids=[0, 1])
+        else:
+            model = nn.DataParallel(model)
+        model.save("latest")
+        """
+    assert codes(source) == [("DVL401", 9)]
+
+
+def test_a_conditional_expression_on_the_wrapper_reads_the_model_on_its_other_side():
+    # SlowFast's test_net.py: `model.module.train_labels if hasattr(model, "module") else
+    # model.train_labels`; only a read of the wrapper on the wrapped side is the bug
+    source = """\
+        import torch
+        from torch import nn
+
+        model = nn.Linear(2, 2)
+        if torch.cuda.device_count() > 1:
+            model = nn.DataParallel(model)
+        a = model.module.labels if hasattr(model, "module") else model.labels
+        b = model.labels if not hasattr(model, "module") else model.module.labels
+        c = model.labels if hasattr(model, "module") else None
+        """
+    assert codes(source) == [("DVL401", 9)]

@@ -101,6 +101,12 @@ def _project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def _only_finding(root: Path, files: dict[str, str], linted: str) -> tuple[str, int, str]:
+    """The one finding of ``linted`` in a project of ``files``: code, line, message."""
+    [finding] = lint_file(_project(root, files) / linted)
+    return finding.code, finding.line, finding.message
+
+
 def test_a_helpers_own_cpu_tensor_in_a_collective_is_its_files_finding(tmp_path: Path) -> None:
     """The collective runs in `dist_utils.py` on a count the helper made itself: that file's
     own analysis reports it; the file calling the helper handed it nothing on the CPU."""
@@ -141,19 +147,57 @@ def test_a_helpers_own_cpu_factory_is_not_reported_where_it_is_called(tmp_path: 
 def test_a_call_into_another_file_is_reported_once_at_its_first_clash(tmp_path: Path) -> None:
     """llama2.c's `model.generate(x)` with the model left on the CPU: the module call in
     `generate` fails first; the later `torch.cat` of its output is the same bug."""
-    _project(
-        tmp_path,
-        {
-            "sampling.py": "import torch\n\n\ndef generate(model, idx):\n"
-            "    logits = model(idx)\n"
-            "    return torch.cat((idx, logits.argmax(-1, keepdim=True)), dim=1)\n",
-            "sample.py": "import torch\nfrom sampling import generate\nfrom torch import nn\n\n"
-            + CHOSEN_DEVICE
-            + "model = nn.Linear(4, 4)\n"
-            "print(generate(model, torch.zeros(2, 4, device=device)))\n",
-        },
-    )
-    [finding] = lint_file(tmp_path / "sample.py")
-    assert (finding.code, finding.line) == ("DVL102", 7)
-    assert finding.message.startswith("`model` is on cpu (created at line 6)")
-    assert "they meet at sampling.py:5, in code this call runs" in finding.message
+    files = {
+        "sampling.py": "import torch\n\n\ndef generate(model, idx):\n"
+        "    logits = model(idx)\n"
+        "    return torch.cat((idx, logits.argmax(-1, keepdim=True)), dim=1)\n",
+        "sample.py": "import torch\nfrom sampling import generate\nfrom torch import nn\n\n"
+        + CHOSEN_DEVICE
+        + "model = nn.Linear(4, 4)\n"
+        "print(generate(model, torch.zeros(2, 4, device=device)))\n",
+    }
+    code, line, message = _only_finding(tmp_path, files, "sample.py")
+    assert (code, line) == ("DVL102", 7)
+    assert message.startswith("`model` is on cpu (created at line 6)")
+    assert "they meet at sampling.py:5, in code this call runs" in message
+
+
+def test_a_method_of_another_files_model_calling_forward_is_the_model_computing(
+    tmp_path: Path,
+) -> None:
+    """pytorch-soft-actor-critic's `policy.sample(state)`: `sample` in `model.py` calls
+    `self.forward(state)`, one call deeper than the analysis follows another file's code;
+    it is still the policy's layers computing on the caller's cpu state."""
+    files = {
+        "model.py": "from torch import nn\n\n\nclass Policy(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.linear = nn.Linear(4, 2)\n\n"
+        "    def forward(self, state):\n        return self.linear(state)\n\n"
+        "    def sample(self, state):\n        mean = self.forward(state)\n"
+        "        return mean.tanh()\n",
+        "agent.py": "import torch\nfrom model import Policy\n\n"
+        + CHOSEN_DEVICE
+        + "policy = Policy().to(device)\n"
+        "print(policy.sample(torch.zeros(3, 4)))\n",
+    }
+    code, line, message = _only_finding(tmp_path, files, "agent.py")
+    assert (code, line) == ("DVL102", 6)
+    assert "they meet at model.py:13, in code this call runs" in message
+
+
+def test_a_folder_the_script_puts_on_sys_path_is_searched(tmp_path: Path) -> None:
+    """RAFT's `evaluate.py` does `sys.path.append('core')` and then `from raft import RAFT`:
+    the model class is the project's `core/raft.py`, a module created on the CPU."""
+    (tmp_path / "core").mkdir()
+    files = {
+        "core/raft.py": "from torch import nn\n\n\nclass RAFT(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.fnet = nn.Conv2d(3, 8, 7)\n\n"
+        "    def forward(self, image):\n        return self.fnet(image)\n",
+        "evaluate.py": "import sys\nsys.path.append('core')\n\nimport torch\n"
+        "from raft import RAFT\n\nmodel = RAFT()\n"
+        "print(model(torch.zeros(1, 3, 8, 8).cuda()))\n",
+    }
+    code, line, message = _only_finding(tmp_path, files, "evaluate.py")
+    assert (code, line) == ("DVL102", 8)
+    assert message.startswith("`model` is on cpu (created at line 7)")

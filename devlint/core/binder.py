@@ -175,3 +175,13 @@ def _valid(env: Env, name: str, split: Split) -> bool:
 
 def _same(a: tuple[Value | None, ...], b: tuple[Value | None, ...]) -> bool:
     return all(x is y for x, y in zip(a, b, strict=True))
+
+
+def attributes_of(env: Env, owner: str) -> list[tuple[str, Value]]:
+    """``owner.<name>`` bindings of an environment's own scope: what a method set on self."""
+    prefix = owner + "."
+    return [
+        (key[len(prefix) :], value)
+        for key, value in env.bindings.items()
+        if key.startswith(prefix) and "." not in key[len(prefix) :]
+    ]

@@ -3,11 +3,12 @@ and the events calls cause; what torch returns is ``torch_model``'s."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import libcst as cst
 
-from devlint.core import torch_api, torch_model
+from devlint.core import distributions, torch_api, torch_model
 from devlint.core.binder import Env
 from devlint.core.collectives import distributed_event
 from devlint.core.device_defaults import unpassed_device_parameters
@@ -75,6 +76,7 @@ _TENSOR_FROM_DATA = torch_model.LEGACY_CONSTRUCTORS | {
 
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+_SEARCH_PATH_EDITS = {"sys.path.append": 0, "sys.path.insert": 1}  # -> where the folder is
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
 _NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 _RUNTIME_DEVICE_CHECKS = frozenset(
@@ -256,6 +258,13 @@ class Calls(Part):
                 positional.append((arg.value, value))
         return Args(tuple(positional), keywords, bool(unpacked), tuple(unpacked))
 
+    def _note_search_folder(self, given: tuple[cst.BaseExpression, Value] | None) -> None:
+        """``sys.path.append("core")`` in the file's own code: its later imports look there."""
+        folder = string_value(given[0]) if given is not None else None
+        own_code = self.state.code_home() is self.state.home
+        if folder and own_code and not os.path.isabs(folder) and not folder.startswith("~"):
+            self.state.search_folders.append(os.path.normpath(folder))
+
     def namespace(self, qualname: str) -> Value:
         return Value(Kind.NAMESPACE, ref=qualname)
 
@@ -333,10 +342,14 @@ class Calls(Part):
             if given is not None and is_tensor_like(given[1]):
                 self.state.record(HostConversion(node, Operand(*given)))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        if qualname in _SEARCH_PATH_EDITS:
+            self._note_search_folder(args.get(_SEARCH_PATH_EDITS[qualname]))
         if qualname in _RUNTIME_DEVICE_CHECKS:
             self.state.runtime_device = True
             if qualname == "torch.cuda.is_available" and not node.args:
                 return AVAILABILITY_VALUE  # `use_cuda = torch.cuda.is_available()`: a guard
+        if distributions.is_distribution(qualname):
+            return distributions.construct(qualname, args)
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
             self.state.record(distributed)
@@ -467,12 +480,19 @@ class Calls(Part):
             if name in _REGISTRATIONS:
                 return self.register(func.value, name, args, env)
             method = receiver.ref.methods.get(name)
+            if _is_forward(receiver, method) and not self.functions.can_enter(method):
+                return self.module_call(node, as_module(receiver), args)  # `self.forward(x)`
             if method is not None:
                 self.note_kept_device_defaults(node, method, args, True, env)
+                if self._constructing(receiver.ref, name):
+                    return self.functions.call_in_place(method, args, func.value, env)
                 return self.functions.call_function(method, args, receiver)
             callee = self.expressions.attribute_of(receiver, name, func)
             self.state.values[func] = callee
             return self.call_value(node, callee, args)
+        if kind is Kind.DISTRIBUTION:
+            self.expressions.meet(node, name, distributions.operands(receiver, name, args), False)
+            return distributions.result(receiver, name) or Value(Kind.UNKNOWN, ref=CALL_RESULT)
         from_loader = receiver.origin is not None and receiver.origin.from_loader
         if from_loader and name in _DATA_METHODS:
             return torch_model.container_method(
@@ -506,6 +526,11 @@ class Calls(Part):
         if kind in (Kind.BATCH, Kind.MAPPING) and name in _DATA_METHODS:
             return torch_model.container_method(receiver, name)
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def _constructing(self, info: ClassInfo, name: str) -> bool:
+        """Whether ``self.<name>()`` is a construction helper called by ``__init__`` now."""
+        init = info.methods.get("__init__")
+        return init is not None and self.flow.function is init.node and info.builds_with(name)
 
     def register(self, receiver_node: cst.BaseExpression, name: str, args: Args, env: Env) -> Value:
         """``self.register_buffer("mask", t)`` binds ``self.mask`` to a buffer."""
@@ -741,6 +766,23 @@ def _literal_int(given: tuple[cst.BaseExpression, Value] | None, default: int) -
 
 def _is_module_class(ref: object) -> bool:
     return isinstance(ref, ClassInfo) and ref.kind is ClassKind.MODULE
+
+
+def _is_forward(receiver: Value, method: FunctionInfo | None) -> bool:
+    """``self.forward(x)`` on a module class: where the analysis goes no deeper (another
+    file's code, past the call depth), it is still the module computing on ``x``."""
+    return (
+        method is not None
+        and method.node.name.value == "forward"
+        and isinstance(receiver.ref, ClassInfo)
+        and receiver.ref.kind is ClassKind.MODULE
+    )
+
+
+def as_module(instance: Value) -> Value:
+    """A module class's ``self`` as the module it is."""
+    info = instance.ref
+    return Value(Kind.MODULE, instance.device, instance.origin, stateful=info.stateful, ref=info)
 
 
 def _runs_on_the_instance(method: cst.FunctionDef) -> bool:

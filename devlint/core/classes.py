@@ -10,7 +10,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core import torch_api
-from devlint.core.binder import Env, join_envs
+from devlint.core.binder import Env, attributes_of, join_envs
 from devlint.core.functions import MODULE_BASE_CLASSES, args_signature
 from devlint.core.lattice import (
     CPU,
@@ -163,12 +163,7 @@ class Classes(Part):
             return {}, None
         params = [*init.node.params.posonly_params, *init.node.params.params]
         own = params[0].name.value if params else "self"
-        prefix = own + "."
-        attrs = {
-            key[len(prefix) :]: value
-            for key, value in exit_env.bindings.items()
-            if key.startswith(prefix) and "." not in key[len(prefix) :]
-        }
+        attrs = dict(attributes_of(exit_env, own))
         final_self = exit_env.bindings.get(own)
         moved = final_self is not None and is_known(final_self.device)
         return attrs, final_self if moved else None
@@ -190,7 +185,9 @@ class Classes(Part):
                     getitem, Args(((node, SCALAR_VALUE),), {}), instance
                 )
             device = accelerator_inside(item)
-            return Value(Kind.DATASET, device or CPU, item.origin if device else origin)
+            return Value(
+                Kind.DATASET, device or CPU, item.origin if device else origin, element=item
+            )
         return instance
 
     def placed_instance(self, module: Value) -> Value:
@@ -350,7 +347,7 @@ def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str], set[str]]:
     moved: set[str] = set()
     follows: set[str] = set()
     for name, method in info.methods.items():
-        if name == "__init__":
+        if name == "__init__" or name in info.built_by:
             continue
         for statement, attribute in method.statements_on_self:
             if isinstance(statement, cst.Expr):

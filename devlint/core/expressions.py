@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from devlint.core import torch_api, torch_model
+from devlint.core import distributions, torch_api, torch_model
 from devlint.core.binder import Env
 from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
 from devlint.core.filled_defaults import filled_default
@@ -208,6 +208,8 @@ class Expressions(Part):
             return base.ref.attrs.get(name, UNKNOWN_VALUE)
         if kind is Kind.DEVICE:
             return Value(Kind.STRING) if name == "type" else SCALAR_VALUE
+        if kind is Kind.DISTRIBUTION and name in distributions.ATTRIBUTES:
+            return distributions.result(base, name)
         if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
             self.state.places_tensors = True
             path = dotted_name(node)
@@ -243,6 +245,8 @@ class Expressions(Part):
             return element_of(base)
         if base.kind is Kind.BATCH:
             return batch_part(base)
+        if base.kind is Kind.DATASET and base.element is not None:
+            return base.element  # `dataset[i]`: what its `__getitem__` returns
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return base if base.kind is Kind.SEQUENCE else UNKNOWN_VALUE
         return self._item(base, node.slice[0].slice.value, keys[0] if keys else UNKNOWN_VALUE)

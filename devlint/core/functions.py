@@ -13,7 +13,7 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.binder import Env, join_envs
+from devlint.core.binder import Env, attributes_of, join_envs
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
@@ -123,6 +123,32 @@ class Functions(Part):
         result = self._result(info, frame)
         self.cache[key] = (result, self.state.events[mark:])
         return result
+
+    def call_in_place(
+        self, info: FunctionInfo, args: Args, receiver: cst.BaseExpression, env: Env
+    ) -> Value:
+        """Run a construction helper (``self.get_data()`` in ``__init__``) on the object being
+        built: it sees what ``__init__`` set so far, and what it sets on ``self`` stays set.
+        Its own run is this one: alone, it would take ``self`` as a module already placed."""
+        path = dotted_name(receiver)
+        own = _receiver_name(info.node)
+        if path is None or own is None or not self.can_enter(info):
+            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        self.mark_analysed(info)
+        if info.owner is not None:
+            info.owner.built_by.add(info.name)
+        receiver_value = env.get(path) or Value(Kind.INSTANCE, ref=info.owner)
+        callee = self.bind_parameters(info, args, receiver_value)
+        for key, value in attributes_of(env, path):
+            callee.set(f"{own}.{key}", value)
+        frame = self.run_function(info, callee)
+        exit_env = None
+        for exit_path in frame.exits:
+            exit_env = join_envs(exit_env, exit_path)
+        if exit_env is not None:
+            for key, value in attributes_of(exit_env, own):
+                env.set(f"{path}.{key}", value)
+        return self._result(info, frame)
 
     def _result(self, info: FunctionInfo, frame: Frame) -> Value:
         if frame.yields:
@@ -310,3 +336,8 @@ def args_signature(args: Args) -> tuple:
     positional = tuple(signature(value) for _, value in args.positional)
     keywords = tuple(sorted((name, signature(value)) for name, (_, value) in args.keywords.items()))
     return positional, keywords
+
+
+def _receiver_name(node: cst.FunctionDef) -> str | None:
+    params = [*node.params.posonly_params, *node.params.params]
+    return params[0].name.value if params else None

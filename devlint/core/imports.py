@@ -56,8 +56,9 @@ class ModuleScope:
 class Importer(Protocol):
     """Finds the project module an import statement of one file names."""
 
-    def module(self, name: str, level: int) -> ModuleScope | None:
-        """``import name`` (``level`` leading dots): the module, None when not in the project."""
+    def module(self, name: str, level: int, folders: tuple[str, ...] = ()) -> ModuleScope | None:
+        """``import name`` (``level`` leading dots): the module, None when not in the project.
+        ``folders``: what the importing file added to ``sys.path`` before this import."""
         ...
 
 

@@ -18,6 +18,8 @@ from devlint.core.values import Value
 if TYPE_CHECKING:
     from devlint.core.imports import ModuleScope
 
+_NOT_HELPERS = frozenset({"__init__", "forward", "to", "cuda"})
+
 
 class ClassKind(enum.Enum):
     MODULE = "module"  # an nn.Module subclass
@@ -111,10 +113,31 @@ class ClassInfo:
     open_base: bool = False
     base_stateful: bool | None = False  # whether its bases own state (None: one may)
     settle: Callable[[], None] | None = field(default=None, repr=False)
+    built_by: set[str] = field(default_factory=set)  # construction helpers ``__init__`` ran
+    _builders: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
         return self.node.name.value
+
+    def builds_with(self, name: str) -> bool:
+        """Whether ``self.<name>()`` in ``__init__`` is a construction helper (``get_data``,
+        ``_build``, a dummy forward pass sizing a layer): a method no other method calls. It
+        runs on the module being built, and what it sets is what ``__init__`` leaves."""
+        found = self._builders.get(name)
+        if found is None:
+            method = self.methods.get(name)
+            found = (
+                name not in _NOT_HELPERS
+                and method is not None
+                and not any(
+                    name in other.calls_on_self
+                    for key, other in self.methods.items()
+                    if key != "__init__"
+                )
+            )
+            self._builders[name] = found
+        return found
 
     def _settled(self) -> None:
         if self.settle is not None:

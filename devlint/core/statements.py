@@ -30,7 +30,9 @@ from devlint.core.syntax import (
     dotted_name,
     is_main_guard,
     mentions_accelerator,
+    none_test,
     string_value,
+    without_not,
     wrapper_test,
 )
 from devlint.core.values import (
@@ -291,7 +293,7 @@ class Flow(Part):
         importer = self.state.importer
         if importer is None or (not level and name.split(".", 1)[0] == "torch"):
             return None
-        scope = importer.module(name, level)
+        scope = importer.module(name, level, tuple(self.state.search_folders))
         if scope is not None:
             self.state.note_import(scope)
         return scope
@@ -509,8 +511,15 @@ class Flow(Part):
 
     def narrowed_for(self, test: cst.BaseExpression, env: Env, holds: bool) -> list[Narrowing]:
         """What a conditional expression's branch knows from its test, as an ``if``'s does
-        (``env.widen`` the result when leaving the branch)."""
-        return self._narrow(test, env, self._test_facts(test).flag, holds)
+        (``env.widen`` the result when leaving the branch): ``m.module.x if hasattr(m,
+        "module") else m.x`` reads the model itself on the second path."""
+        facts = self._test_facts(test)
+        narrowed = self._narrow(test, env, facts.flag, holds)
+        if facts.wrapped is not None and holds == facts.negated:
+            unwrapped = self._unwrapped(facts.wrapped, env)
+            if unwrapped is not None:
+                narrowed.append(env.narrow(facts.wrapped, unwrapped))
+        return narrowed
 
     def _holds_availability(self, node: cst.BaseExpression) -> bool:
         value = self.state.values.get(node)
@@ -524,11 +533,15 @@ class Flow(Part):
 
     def _unwrap(self, path: str, env: Env | None) -> None:
         """On the path where the test says "not wrapped", a maybe-wrapped model is the model."""
-        if env is None:
-            return
+        unwrapped = self._unwrapped(path, env) if env is not None else None
+        if env is not None and unwrapped is not None:
+            env.set(path, unwrapped)
+
+    def _unwrapped(self, path: str, env: Env) -> Value | None:
         value = env.get(path) or _attribute_of_instance(path, env)
         if value is not None and value.kind is Kind.WRAPPER and value.ref is not None:
-            env.set(path, value.ref.inner.with_device(value.device, value.origin))
+            return value.ref.inner.with_device(value.device, value.origin)
+        return None
 
     def _loop(
         self, env: Env, prepare: Callable[[Env], None], body: cst.BaseSuite
@@ -665,15 +678,29 @@ def _created_on_the_default_device(before: dict[str, Value], after: Env) -> None
 
 
 def _known_truth(test: cst.BaseExpression, env: Env) -> bool | None:
-    """The value of ``if name:`` / ``if not name:`` when ``name`` is a local literal boolean."""
-    negated = False
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, negated = test.expression, not negated
+    """The value of ``if name:`` / ``if not name:`` when ``name`` is a local literal boolean,
+    and of ``if name is None:`` when ``name`` holds None or a tensor or module (an argument
+    given: ``if action is None: action = dist.sample()`` is not taken)."""
+    test, holds = without_not(test)
+    compared = none_test(test)
+    if compared is not None:
+        value = env.bindings.get(compared[0])
+        known = _is_none(value) if value is not None else None
+        return None if known is None else (known == compared[1]) == holds
     if not isinstance(test, cst.Name):
         return None
     value = env.bindings.get(test.value)
     known = truth(value) if value is not None else None
-    return None if known is None else known != negated
+    return None if known is None else known == holds
+
+
+def _is_none(value: Value) -> bool | None:
+    """Whether a value is None: known for None itself and for tensors and modules, except
+    what a parameter holds for lack of a caller (``mask: Tensor = None`` may be left out)."""
+    if value.kind is Kind.NONE:
+        return True
+    unseen_caller = value.origin is not None and isinstance(value.origin.node, cst.Param)
+    return False if value.kind in (Kind.TENSOR, Kind.MODULE) and not unseen_caller else None
 
 
 def _is_container(value: Value) -> bool:

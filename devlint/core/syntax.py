@@ -338,3 +338,21 @@ def without_not(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, holds = test.expression, not holds
     return test, holds
+
+
+def none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``name is None`` → ``(name, True)``, ``name is not None`` → ``(name, False)``."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    target = test.comparisons[0]
+    if not isinstance(test.left, cst.Name) or not _is_none_literal(target.comparator):
+        return None
+    if isinstance(target.operator, cst.Is):
+        return test.left.value, True
+    if isinstance(target.operator, cst.IsNot):
+        return test.left.value, False
+    return None
+
+
+def _is_none_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"

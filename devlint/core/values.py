@@ -34,6 +34,7 @@ class Kind(enum.Enum):
     BATCH = "batch"
     DEVICE = "device"
     OPTIMIZER = "optimizer"
+    DISTRIBUTION = "probability distribution"  # ref: the expressions of its parameters
     SEQUENCE = "sequence"
     MAPPING = "mapping"
     ITERABLE = "iterable"
@@ -171,6 +172,8 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         return UNKNOWN_VALUE
     if not same_ref and a.ref in _STATE and b.ref in _STATE:
         same_ref = True  # a parameter on one path, a buffer on the other: state either way
+    if not same_ref and a.kind is Kind.WRAPPER:
+        return _join_wrappers(a, b, join(a.device, b.device, guarded=guarded))
     device = join(a.device, b.device, guarded=guarded)
     if device == a.device:
         origin = a.origin
@@ -224,6 +227,19 @@ def _join_module_like(a: Value, b: Value, guarded: bool) -> Value:
     if device is UNKNOWN:
         return UNKNOWN_VALUE
     return Value(Kind.UNKNOWN, device, a.origin if device == a.device else b.origin)
+
+
+def _join_wrappers(a: Value, b: Value, device: Device) -> Value:
+    """Wrappers made by different calls (``model = DataParallel(model)`` in both branches):
+    of one kind, a wrapper either way, named by the first; there on some machines only when
+    either is."""
+    kind = getattr(a.ref, "kind", None)
+    if kind is None or kind != getattr(b.ref, "kind", None):
+        return Value(Kind.WRAPPER, device, a.origin, stateful=True)
+    conditional = a.ref.conditional or b.ref.conditional
+    return Value(
+        Kind.WRAPPER, device, a.origin, stateful=True, ref=replace(a.ref, conditional=conditional)
+    )
 
 
 def _join_grown(a: Value, b: Value) -> Value:
