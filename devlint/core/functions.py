@@ -49,6 +49,7 @@ class Functions(Part):
         self.pending: list[list[FunctionInfo]] = []  # functions defined in each open scope
         self.analysed: set[tuple[cst.FunctionDef, object]] = set()  # (function, its class)
         self.cache: dict[tuple, tuple[object, list[object]]] = {}
+        self.in_place_cache: dict[tuple, tuple[Value, list[tuple[str, Value]], list[object]]] = {}
 
     def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
         info = FunctionInfo(statement, env, home=self.state.code_home())
@@ -137,18 +138,44 @@ class Functions(Part):
         self.mark_analysed(info)
         if info.owner is not None:
             info.owner.built_by.add(info.name)
+        given = attributes_of(env, path)
         receiver_value = env.get(path) or Value(Kind.INSTANCE, ref=info.owner)
-        callee = self.bind_parameters(info, args, receiver_value)
-        for key, value in attributes_of(env, path):
-            callee.set(f"{own}.{key}", value)
+        key = (
+            id(info.node),
+            signature(receiver_value),
+            args_signature(args),
+            tuple((name, signature(value)) for name, value in given),
+        )
+        cached = self.in_place_cache.get(key)
+        if cached is None:
+            mark = len(self.state.events)
+            result, left = self._run_in_place(info, args, receiver_value, given, own)
+            cached = (result, left, self.state.events[mark:])
+            self.in_place_cache[key] = cached
+        else:
+            self.state.replay(cached[2])
+        for name, value in cached[1]:
+            env.set(f"{path}.{name}", value)
+        return replace(cached[0])
+
+    def _run_in_place(
+        self,
+        info: FunctionInfo,
+        args: Args,
+        receiver: Value,
+        given: list[tuple[str, Value]],
+        own: str,
+    ) -> tuple[Value, list[tuple[str, Value]]]:
+        """The helper's result, and the attributes it leaves on ``own`` (its ``self``)."""
+        callee = self.bind_parameters(info, args, receiver)
+        for name, value in given:
+            callee.set(f"{own}.{name}", value)
         frame = self.run_function(info, callee)
         exit_env = None
         for exit_path in frame.exits:
             exit_env = join_envs(exit_env, exit_path)
-        if exit_env is not None:
-            for key, value in attributes_of(exit_env, own):
-                env.set(f"{path}.{key}", value)
-        return self._result(info, frame)
+        left = attributes_of(exit_env, own) if exit_env is not None else []
+        return self._result(info, frame), left
 
     def _result(self, info: FunctionInfo, frame: Frame) -> Value:
         if frame.yields:
