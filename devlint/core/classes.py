@@ -25,6 +25,7 @@ from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import (
     dotted_name,
+    receiver_name,
     registers_on_self,
 )
 from devlint.core.values import (
@@ -161,8 +162,7 @@ class Classes(Part):
             exit_env = join_envs(exit_env, path)
         if exit_env is None:
             return {}, None
-        params = [*init.node.params.posonly_params, *init.node.params.params]
-        own = params[0].name.value if params else "self"
+        own = receiver_name(init.node) or "self"
         attrs = dict(attributes_of(exit_env, own))
         final_self = exit_env.bindings.get(own)
         moved = final_self is not None and is_known(final_self.device)

@@ -18,7 +18,7 @@ from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.statements import Frame
-from devlint.core.syntax import dotted_name, is_device_name, is_loader_name
+from devlint.core.syntax import dotted_name, is_device_name, is_loader_name, receiver_name
 from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
 from devlint.core.values import (
     CALL_RESULT,
@@ -132,7 +132,7 @@ class Functions(Part):
         built: it sees what ``__init__`` set so far, and what it sets on ``self`` stays set.
         Its own run is this one: alone, it would take ``self`` as a module already placed."""
         path = dotted_name(receiver)
-        own = _receiver_name(info.node)
+        own = receiver_name(info.node)
         if path is None or own is None or not self.can_enter(info):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
         self.mark_analysed(info)
@@ -363,8 +363,3 @@ def args_signature(args: Args) -> tuple:
     positional = tuple(signature(value) for _, value in args.positional)
     keywords = tuple(sorted((name, signature(value)) for name, (_, value) in args.keywords.items()))
     return positional, keywords
-
-
-def _receiver_name(node: cst.FunctionDef) -> str | None:
-    params = [*node.params.posonly_params, *node.params.params]
-    return params[0].name.value if params else None

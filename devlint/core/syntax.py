@@ -134,13 +134,18 @@ def is_rank_name(name: str) -> bool:
     return lowered in ("rank", "gpu", "gpu_id", "device_id", "local_rank", "gpu_idx")
 
 
+def receiver_name(function: cst.FunctionDef) -> str | None:
+    """The name a method calls its receiver (``self``), None when it takes no parameter."""
+    params = [*function.params.posonly_params, *function.params.params]
+    return params[0].name.value if params else None
+
+
 def statements_on_self(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, str]]:
     """Statements of a method that assign ``self.<name>`` (``=``, ``+=``, ``: T =``) or move
     it in place (a bare ``self.<name>.to(...)``), with the name; nested defs excluded."""
-    params = [*function.params.posonly_params, *function.params.params]
-    if not params:
+    owner = receiver_name(function)
+    if owner is None:
         return []
-    owner = params[0].name.value
     found: list[tuple[cst.CSTNode, str]] = []
     pending: list[cst.BaseSuite] = [function.body]
     while pending:
@@ -172,10 +177,9 @@ _MODULE_ONLY_METHODS = frozenset({"register_buffer", "register_parameter", "add_
 def registers_on_self(function: cst.FunctionDef) -> bool:
     """Whether a method calls ``self.register_buffer``/``register_parameter``/``add_module``:
     methods only an ``nn.Module`` has."""
-    params = [*function.params.posonly_params, *function.params.params]
-    if not params:
+    owner = receiver_name(function)
+    if owner is None:
         return False
-    owner = params[0].name.value
     return any(
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
@@ -318,10 +322,9 @@ def is_main_guard(test: cst.BaseExpression) -> bool:
 
 def calls_on_self(function: cst.FunctionDef) -> set[str]:
     """The names of the ``self.<name>(...)`` calls in a method."""
-    params = [*function.params.posonly_params, *function.params.params]
-    if not params:
+    owner = receiver_name(function)
+    if owner is None:
         return set()
-    owner = params[0].name.value
     return {
         node.func.attr.value
         for node in expression_nodes(function.body)
