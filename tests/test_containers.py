@@ -126,3 +126,33 @@ def test_an_item_of_a_local_dataset_is_what_its_getitem_returns():
         """
     found = lint_source(textwrap.dedent(source), "example.py", Settings())
     assert [(f.code, f.line) for f in found] == [("DVL102", 14)]
+
+
+def test_a_getitem_returning_tuples_of_two_lengths_is_read_by_how_many_names_unpack_it():
+    # RAFT's FlowDataset returns three items in test mode and four otherwise: unpacking
+    # four names can only succeed on the four-item path, and three names on the other.
+    source = """\
+        import torch
+        from torch import nn
+        from torch.utils.data import Dataset
+
+        class Flows(Dataset):
+            def __init__(self, is_test):
+                self.is_test = is_test
+
+            def __getitem__(self, index):
+                image = torch.zeros(3, 8, 8)
+                if self.is_test:
+                    return image, image.cuda(), index
+                return image.cuda(), image, image, image
+
+        model = nn.Conv2d(3, 8, 3).cuda()
+        data = Flows(False)
+        image1, image2, flow, valid = data[0]
+        print(model(image1[None]), model(image2[None]))
+        first, second, extra = data[1]
+        print(model(first[None]), model(second[None]))
+        print(model(data[2][0][None]))
+        """
+    found = lint_source(textwrap.dedent(source), "example.py", Settings())
+    assert [(f.code, f.line) for f in found] == [("DVL102", 18), ("DVL102", 20)]

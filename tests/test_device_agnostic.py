@@ -636,6 +636,30 @@ def test_bare_cuda_still_meets_a_tensor_passed_in_after_set_device():
     assert lines_and_codes(source, places=True) == [(4, "DVL101")]
 
 
+@pytest.mark.parametrize(
+    ("reduced", "expected"), [("sum_q", []), ("torch.ones(1).cuda()", [(8, "DVL101")])]
+)
+def test_bare_cuda_is_the_gpu_of_a_tensor_the_function_all_reduces(reduced, expected):
+    # SlowFast's distributed_sinkhorn: `Q` goes through all_reduce, so it is on this
+    # process's GPU (set up elsewhere with set_device), which a bare `.cuda()` is too
+    source = """\
+        import torch
+        import torch.distributed as dist
+
+        def distributed_sinkhorn(q):
+            sum_q = torch.sum(q)
+            dist.all_reduce(REDUCED)
+            q /= sum_q
+            r = torch.ones(q.shape[0]).cuda() / q.shape[0]
+            for _ in range(3):
+                q *= (r / torch.sum(q, dim=1)).unsqueeze(1)
+            return q
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        """
+    assert lines_and_codes(source.replace("REDUCED", reduced), places=True) == expected
+
+
 def test_static_helper_called_through_self_keeps_each_argument():
     # allennlp fbeta_measure_multi_label: `Metric.detach_tensors` is a staticmethod; called
     # through `self` it gets no `self`, so `gold_labels` stays the caller's `gold_labels`

@@ -329,8 +329,10 @@ SELF_PLACING = """\
 
 def test_a_module_that_places_itself_in_init_is_on_that_device() -> None:
     # the RL tutorials' networks: `self.to(self.device)` with a device chosen in `__init__`
+    # `self.actor.forward(state)` runs forward on the placed actor: the cpu `state` made at
+    # line 20 meets `self.fc1` there
     unmoved = SELF_PLACING.replace("SELF_MOVE", "").replace("MOVE", "")
-    assert codes(unmoved) == [("DVL103", 21), ("DVL102", 24)]
+    assert codes(unmoved) == [("DVL103", 13), ("DVL102", 24)]
     moved = SELF_PLACING.replace("SELF_MOVE", ".to(self.actor.device)")
     assert codes(moved.replace("MOVE", ".to(actor.device)")) == []
 
@@ -353,7 +355,7 @@ def test_a_module_that_picks_one_of_two_gpus_is_on_a_gpu() -> None:
     source = textwrap.dedent(two_gpus.replace("SELF_MOVE", "").replace("MOVE", ""))
     found = lint_source(source, "example.py", Settings())
     assert [(f.code, f.line, f.severity.value) for f in found] == [
-        ("DVL103", 21, "error"),
+        ("DVL103", 13, "error"),
         ("DVL102", 24, "error"),
     ]
     assert "is on cuda (moved to `self.device` at line 10)" in found[0].message
@@ -543,3 +545,60 @@ def test_a_conditional_expression_on_the_wrapper_reads_the_model_on_its_other_si
         c = model.labels if hasattr(model, "module") else None
         """
     assert codes(source) == [("DVL401", 9)]
+
+
+FORWARD_BY_NAME = """\
+    import torch as T
+    from torch import nn
+
+    class Network(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+            self.device = T.device("cuda:0" if T.cuda.is_available() else "cuda:1")
+            SELF_MOVE
+
+        def forward(self, observation):
+            state = T.tensor(observation, dtype=T.float).to(self.device)
+            return self.fc(state)
+
+    class Agent:
+        def __init__(self):
+            self.actor = Network()
+
+        def choose_action(self, observation):
+            return self.actor.forward(observation)
+    """
+
+
+def test_forward_called_by_name_runs_on_the_instance_the_caller_has():
+    # philtabor's actor-critic agents call `self.actor.forward(obs)`; the network moves
+    # each observation to its own GPU, so the network itself must be there too
+    assert codes(FORWARD_BY_NAME.replace("SELF_MOVE", "self.to(self.device)")) == []
+    assert codes(FORWARD_BY_NAME.replace("SELF_MOVE", "pass")) == [("DVL102", 13)]
+
+
+def test_a_subclass_of_a_torch_layer_with_weights_owns_state():
+    # hyunwoongko's `class TokenEmbedding(nn.Embedding)`: what it returns is on the
+    # module's device, so the layers of a plain list it feeds stay behind on the cpu
+    source = """\
+        from torch import nn
+
+        class TokenEmbedding(nn.Embedding):
+            def __init__(self, vocab, dim):
+                super().__init__(vocab, dim, padding_idx=1)
+
+        class Decoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = TokenEmbedding(10, 4)
+                self.layers = LAYERS
+
+            def forward(self, tokens):
+                x = self.emb(tokens)
+                for layer in self.layers:
+                    x = layer(x)
+                return x
+        """
+    assert codes(source.replace("LAYERS", "nn.ModuleList([nn.Linear(4, 4)])")) == []
+    assert codes(source.replace("LAYERS", "[nn.Linear(4, 4)]")) == [("DVL104", 16)]

@@ -517,7 +517,7 @@ class Calls(Part):
             self.wrappers.note_state_dict_load(node, func.value, receiver)
         if kind is Kind.MODULE and _is_module_class(receiver.ref):
             method = receiver.ref.methods.get(name)
-            if method is not None and _runs_on_the_instance(method.node):
+            if method is not None and _runs_on_the_instance(method.node, receiver.device):
                 return self.functions.call_function(
                     method, args, self.classes.placed_instance(receiver)
                 )
@@ -785,10 +785,13 @@ def as_module(instance: Value) -> Value:
     return Value(Kind.MODULE, instance.device, instance.origin, stateful=info.stateful, ref=info)
 
 
-def _runs_on_the_instance(method: cst.FunctionDef) -> bool:
+def _runs_on_the_instance(method: cst.FunctionDef, device: Device) -> bool:
     """A method of the module's own class that ``model.<name>(...)`` runs with ``self``: not
-    ``forward`` (a module call), not a static or class method."""
-    if method.name.value in ("forward", "__init__"):
+    ``__init__``, not a static or class method; ``forward`` called by name only on a model
+    placed somewhere known (else it is the module call that ``model(x)`` is)."""
+    if method.name.value == "__init__":
+        return False
+    if method.name.value == "forward" and (not is_known(device) or device == MODULE_DEVICE):
         return False
     return not any(
         isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")

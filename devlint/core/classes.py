@@ -77,8 +77,9 @@ class Classes(Part):
                 info.kind = ClassKind.DATASET
             elif value.kind is Kind.NAMESPACE and torch_api.nn_module(value.ref):
                 info.kind = ClassKind.MODULE
-                unknown_base = True
-                info.base_stateful = None
+                unknown_base = True  # `class TokenEmbedding(nn.Embedding)` owns its weight
+                info.base_stateful = torch_api.nn_module(value.ref).stateful or None
+                info.stateful = info.base_stateful
             elif base.keyword is None:
                 unknown_base = True
                 info.base_stateful = None
@@ -100,7 +101,7 @@ class Classes(Part):
         elif init is not None and init.owner is info:
             self._analyse_init(info, init, unknown_base)
         elif unknown_base:
-            info.stateful = None
+            info.stateful = info.base_stateful or None
         elif init is None and info.kind is ClassKind.MODULE:
             info.stateful = info.base_stateful  # `class Identity(nn.Module)` owns nothing
         overrides = {name for name, method in info.methods.items() if method.owner is info}

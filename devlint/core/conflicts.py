@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from devlint.core.events import Facts, ModuleCall, Operand, OperandsMeet
+from devlint.core.events import Collective, Facts, ModuleCall, Operand, OperandsMeet
 from devlint.core.lattice import (
     CPU,
     MODULE_DEVICE,
@@ -176,6 +176,7 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
         return (
             facts.runtime_device  # GPU-only code hard-codes `.cuda()` everywhere, consistently
             and not _moved_to_the_chosen_gpu(clash, facts)
+            and not _reduced_in_a_process_group(clash, event, facts)
             and (device.tensor or device == MODULE_DEVICE)
             and origin is not None
             and origin.subject is None
@@ -188,6 +189,23 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
         and function is not None
         and origin is not None
         and inside(facts, origin.node, function.body)
+    )
+
+
+def _reduced_in_a_process_group(
+    clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts
+) -> bool:
+    """``.cuda()`` meeting a tensor whose device the same function hands to a collective
+    (``dist.all_reduce(torch.sum(Q))``, or a helper of the project's that does): the
+    tensor is on this process's GPU, chosen where the process group was set up
+    (``torch.cuda.set_device``, often in another file), and a bare ``.cuda()`` is that
+    GPU too."""
+    function, device = event.function, clash.second.value.device
+    return function is not None and any(
+        isinstance(other, Collective)
+        and inside(facts, other.node, function.body)
+        and any(tensor.value.device == device for tensor in other.tensors)
+        for other in facts.events
     )
 
 

@@ -35,6 +35,7 @@ from devlint.core.values import (
     element_of,
     has_dimension,
     is_tensor_like,
+    item_at,
     join_all,
     join_values,
     result_base,
@@ -281,11 +282,8 @@ class Expressions(Part):
 
     def _item(self, base: Value, key_node: cst.BaseExpression, key: Value) -> Value:
         if base.kind is Kind.SEQUENCE:
-            if base.items is not None and isinstance(key.ref, int):
-                index = key.ref
-                if -len(base.items) <= index < len(base.items):
-                    return base.items[index]
-            return element_of(base)
+            found = item_at(base, key.ref) if isinstance(key.ref, int) else None
+            return element_of(base) if found is None else found
         if base.kind is Kind.MAPPING:
             name = string_value(key_node)
             if base.keys is not None and name in base.keys:

@@ -48,6 +48,7 @@ from devlint.core.values import (
     element_of,
     has_dimension,
     is_tensor_like,
+    items_of_length,
     join_values,
     truth,
 )
@@ -427,8 +428,8 @@ class Flow(Part):
     def _unpack(self, target: cst.Tuple | cst.List, value: Value, env: Env) -> None:
         elements = target.elements
         starred = any(isinstance(e, cst.StarredElement) for e in elements)
-        items = value.items if value.kind is Kind.SEQUENCE else None
-        if items is not None and not starred and len(items) == len(elements):
+        items = items_of_length(value, len(elements)) if value.kind is Kind.SEQUENCE else None
+        if items is not None and not starred:
             for element, item in zip(elements, items, strict=True):
                 self.bind(element.value, item, env)
             return

@@ -167,6 +167,8 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         return _join_module_like(a, b, guarded)
     if a.kind is Kind.SEQUENCE and (a.items == () or b.items == ()):
         return _join_grown(a, b)
+    if a.kind is Kind.SEQUENCE and _lengths_differ(a, b):
+        return _join_lengths(a, b, guarded)
     same_ref = a.ref is b.ref or a.ref == b.ref
     if not same_ref and a.kind in _NAMED_KINDS:
         return UNKNOWN_VALUE
@@ -240,6 +242,52 @@ def _join_wrappers(a: Value, b: Value, device: Device) -> Value:
     return Value(
         Kind.WRAPPER, device, a.origin, stateful=True, ref=replace(a.ref, conditional=conditional)
     )
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """``ref`` of a tuple with a different length on different paths (a dataset's
+    ``__getitem__`` returning three items in test mode and four otherwise): its items
+    per length, since unpacking four names can only succeed on the four-item path."""
+
+    alternatives: tuple[tuple[Value, ...], ...]
+
+
+def _alternatives(value: Value) -> tuple[tuple[Value, ...], ...]:
+    if isinstance(value.ref, Lengths):
+        return value.ref.alternatives
+    return () if value.items is None else (value.items,)
+
+
+def _lengths_differ(a: Value, b: Value) -> bool:
+    first, second = _alternatives(a), _alternatives(b)
+    if not first or not second:
+        return False
+    return isinstance(a.ref, Lengths) or isinstance(b.ref, Lengths) or len(a.items) != len(b.items)
+
+
+def _join_lengths(a: Value, b: Value, guarded: bool) -> Value:
+    by_length: dict[int, tuple[Value, ...]] = {}
+    for items in _alternatives(a) + _alternatives(b):
+        seen = by_length.get(len(items))
+        by_length[len(items)] = items if seen is None else _join_items(seen, items, guarded)
+    alternatives = tuple(by_length[length] for length in sorted(by_length))
+    device = join(a.device, b.device, guarded=guarded)
+    if len(alternatives) == 1:
+        return Value(Kind.SEQUENCE, device, items=alternatives[0])
+    element = join_all([item for items in alternatives for item in items])
+    return Value(Kind.SEQUENCE, device, element=element, ref=Lengths(alternatives))
+
+
+def items_of_length(value: Value, length: int) -> tuple[Value, ...] | None:
+    """The items of ``value`` on the paths where it has ``length`` of them, if known."""
+    return next((items for items in _alternatives(value) if len(items) == length), None)
+
+
+def item_at(value: Value, index: int) -> Value | None:
+    """``value[index]`` on the paths where it has that item (others raise), if known."""
+    found = [items[index] for items in _alternatives(value) if -len(items) <= index < len(items)]
+    return join_all(found) if found else None
 
 
 def _join_grown(a: Value, b: Value) -> Value:

@@ -45,7 +45,10 @@ class MixedDeviceOperands(Rule):
     that picks its device at run time elsewhere, is a warning too, reported
     where the accelerator is hard-coded: it fails on a CPU-only machine and
     lands on the current GPU rather than its partner's. Code that hard-codes
-    `.cuda()` throughout (GPU-only scripts) is not reported. A call that leaves a
+    `.cuda()` throughout (GPU-only scripts) is not reported, nor is a bare
+    `.cuda()` meeting a tensor the same function hands to a collective
+    (`dist.all_reduce`): that tensor is on the process's GPU, which `.cuda()`
+    names once the process group's setup called `torch.cuda.set_device`. A call that leaves a
     local function's `device="cuda"` default in place (`get_batch(keys)` for
     `def get_batch(keys, device="cuda")`) where the caller holds its own run-time
     `device` is a warning too: what the callee places lands on the hard-coded
