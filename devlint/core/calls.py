@@ -31,6 +31,7 @@ from devlint.core.lattice import (
     can_be_accelerator,
     is_hard_coded_accelerator,
     is_known,
+    is_placed,
 )
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import Part
@@ -791,7 +792,7 @@ def _runs_on_the_instance(method: cst.FunctionDef, device: Device) -> bool:
     placed somewhere known (else it is the module call that ``model(x)`` is)."""
     if method.name.value == "__init__":
         return False
-    if method.name.value == "forward" and (not is_known(device) or device == MODULE_DEVICE):
+    if method.name.value == "forward" and not is_placed(device):
         return False
     return not any(
         isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")

@@ -176,10 +176,10 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
         return (
             facts.runtime_device  # GPU-only code hard-codes `.cuda()` everywhere, consistently
             and not _moved_to_the_chosen_gpu(clash, facts)
-            and not _reduced_in_a_process_group(clash, event, facts)
             and (device.tensor or device == MODULE_DEVICE)
             and origin is not None
             and origin.subject is None
+            and not _reduced_in_a_process_group(clash, event, facts)  # reads every event: last
         )
     if not device.tensor:
         return True

@@ -14,7 +14,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.binder import Env, attributes_of, join_envs
-from devlint.core.lattice import CPU, MODULE_DEVICE, Device, Symbol, is_known
+from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known, is_placed
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.statements import Frame
@@ -221,7 +221,7 @@ class Functions(Part):
         module_method = info.owner is not None and info.owner.kind is ClassKind.MODULE
         # inputs live on the module's device only where that is the symbol: a run on an
         # instance placed somewhere (`model.forward(x)` on a cpu model) says where it is
-        module_method = module_method and (receiver is None or not _placed(receiver.device))
+        module_method = module_method and (receiver is None or not is_placed(receiver.device))
         tensors = self._tensor_parameters(info) if args is None else TensorParameters()
         for index, param in enumerate(ordered):
             given = positional[index] if index < len(positional) else None
@@ -302,11 +302,6 @@ class Functions(Part):
         if is_loader_name(name):
             return Value(Kind.LOADER, CPU, None)
         return UNKNOWN_VALUE
-
-
-def _placed(device: Device) -> bool:
-    """A module instance's device that is known, and not the opaque "module's device"."""
-    return is_known(device) and device != MODULE_DEVICE
 
 
 def _qualified(scope: Env, written: str) -> str | None:

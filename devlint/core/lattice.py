@@ -103,6 +103,12 @@ def is_known(device: Device) -> bool:
     return device is not UNKNOWN and device is not BOTTOM
 
 
+def is_placed(device: Device) -> bool:
+    """A module instance's device that is known and not the opaque "module's device": where
+    a caller placed it."""
+    return is_known(device) and device != MODULE_DEVICE
+
+
 def can_be_accelerator(device: Device) -> bool:
     """True for concrete accelerators, MAYBE_ACCEL and device-variable symbols."""
     if isinstance(device, Concrete):

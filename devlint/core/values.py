@@ -272,10 +272,8 @@ def _join_lengths(a: Value, b: Value, guarded: bool) -> Value:
         seen = by_length.get(len(items))
         by_length[len(items)] = items if seen is None else _join_items(seen, items, guarded)
     alternatives = tuple(by_length[length] for length in sorted(by_length))
-    device = join(a.device, b.device, guarded=guarded)
-    if len(alternatives) == 1:
-        return Value(Kind.SEQUENCE, device, items=alternatives[0])
     element = join_all([item for items in alternatives for item in items])
+    device = join(a.device, b.device, guarded=guarded)
     return Value(Kind.SEQUENCE, device, element=element, ref=Lengths(alternatives))
 
 

@@ -48,14 +48,14 @@ class MixedDeviceOperands(Rule):
     `.cuda()` throughout (GPU-only scripts) is not reported, nor is a bare
     `.cuda()` meeting a tensor the same function hands to a collective
     (`dist.all_reduce`): that tensor is on the process's GPU, which `.cuda()`
-    names once the process group's setup called `torch.cuda.set_device`. A call that leaves a
-    local function's `device="cuda"` default in place (`get_batch(keys)` for
-    `def get_batch(keys, device="cuda")`) where the caller holds its own run-time
-    `device` is a warning too: what the callee places lands on the hard-coded
-    default. More specific causes have
-    their own rules: DataLoader batches (DVL301), plain module attributes
-    (DVL104), factories without `device=` in functions (DVL103), indices
-    (DVL105) and loss weights (DVL106).
+    names once the process group's setup called `torch.cuda.set_device`. A
+    call that leaves a local function's `device="cuda"` default in place
+    (`get_batch(keys)` for `def get_batch(keys, device="cuda")`) where the
+    caller holds its own run-time `device` is a warning too: what the callee
+    places lands on the hard-coded default. More specific causes have their
+    own rules: DataLoader batches (DVL301), plain module attributes (DVL104),
+    factories without `device=` in functions (DVL103), indices (DVL105) and
+    loss weights (DVL106).
 
     ## Fix safety
     No automatic fix: which side should move depends on the program. Usually
