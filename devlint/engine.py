@@ -23,7 +23,7 @@ from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
 from devlint.limits import complexity_problem
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
-from devlint.project import Project
+from devlint.project import Project, is_test_module
 from devlint.project_index import FileImporter, index_of
 from devlint.reading import read_regular_file
 from devlint.rule import FixBuilder, Rule
@@ -129,6 +129,7 @@ def lint_report(
     try:
         facts = analyse(module, settings, importer)
         facts.layout = layout
+        facts.test_module = is_test_module(path)
         clash_owners.assign(facts)
         found = _first_per_place(_diagnostics(facts, rules, path))
     except Exception as error:  # one bad file must not stop the run

@@ -32,6 +32,13 @@ def project_root(path: Path) -> Path:
     return folder
 
 
+def is_test_module(path: str) -> bool:
+    """Whether pytest collects the file by its default ``python_files`` (``test_*.py``,
+    ``*_test.py``): such a module is run, not imported by the project's other files."""
+    name = os.path.basename(path)
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
 @dataclass
 class Project:
     """The files of one project, as imports name them. Lookups are cached per folder."""

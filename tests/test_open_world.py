@@ -259,3 +259,40 @@ def test_a_model_with_an_offload_hook_is_anywhere():
     assert codes(
         source.replace('    cpu_offload(model, execution_device=torch.device("cuda"))\n', "")
     ) == [(6, "DVL102")]
+
+
+TOY_TEST_MODEL = """\
+import torch
+from torch import nn
+
+
+class Toy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(10, 10)])
+
+    def forward(self):
+        return self.layers[0](torch.rand(1, 10))
+
+
+def test_toy_runs():
+    assert Toy()().shape == (1, 10)
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "added", "expected"),
+    [
+        ("tests/test_toy.py", "", []),
+        ("tests/toy_test.py", "", []),
+        ("toy.py", "", [(11, "DVL103")]),  # a library's model: its users may place it
+        ("tests/test_toy.py", "\n\ndef test_on_gpu():\n    Toy().cuda()()\n", [(11, "DVL103")]),
+        ("tests/test_toy.py", '\nDEVICES = ["cpu", f"cuda:{0}"]\n', [(11, "DVL103")]),
+    ],
+)
+def test_a_test_modules_own_models_run_where_its_code_puts_them(path, added, expected):
+    """peft's tests/test_other.py: toy models build their own input with `torch.rand` in
+    `forward`. Nothing imports a pytest module, so when its code names no device at all
+    its models stay on the CPU, and the module's device is never a GPU."""
+    found = lint_source(TOY_TEST_MODEL + added, path, Settings(), fixes=False)
+    assert sorted((d.line, d.code) for d in found) == expected

@@ -201,3 +201,31 @@ def test_a_folder_the_script_puts_on_sys_path_is_searched(tmp_path: Path) -> Non
     code, line, message = _only_finding(tmp_path, files, "evaluate.py")
     assert (code, line) == ("DVL102", 8)
     assert message.startswith("`model` is on cpu (created at line 7)")
+
+
+WRAPPED_SAVE = (
+    "import os\n\nimport torch\nfrom torch import nn\nfrom model import Net\n\n"
+    'local_rank = int(os.environ["LOCAL_RANK"])\n'
+    "model = nn.parallel.DistributedDataParallel(Net().to(local_rank), device_ids=[local_rank])\n"
+    'torch.save({"model_state_dict": model.state_dict()}, "model.pt")\n'
+)
+NET = (
+    "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n"
+    "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n"
+    "    def load_weight(self, state_dict):\n"
+    "        state_dict = {{key[len({prefix!r}):] if key.startswith({prefix!r}) else key: value\n"
+    "                      for key, value in state_dict.items()}}\n"
+    "        self.load_state_dict(state_dict)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "reported"), [("module.", False), ("module.fc.", False), ("model.", True)]
+)
+def test_a_wrapped_checkpoint_the_models_own_loader_unprefixes_is_what_it_wants(
+    tmp_path: Path, prefix: str, reported: bool
+) -> None:
+    """LoRA's gpt2_ft.py saves the DDP wrapper's state_dict(); the model's own `load_weight`
+    in model.py strips `module.`: the prefixed keys are what the project reads back."""
+    _project(tmp_path, {"model.py": NET.format(prefix=prefix), "train.py": WRAPPED_SAVE})
+    assert [d.code for d in lint_file(tmp_path / "train.py")] == (["DVL402"] if reported else [])

@@ -22,13 +22,15 @@ from devlint.core.lattice import (
     is_hard_coded_accelerator,
 )
 from devlint.core.positions import NotInModule
-from devlint.core.syntax import is_rank_name, root_name
+from devlint.core.syntax import is_rank_name, names_a_device, root_name
 from devlint.core.values import (
     WRAPPER_OUTPUT,
     Kind,
     has_dimension,
 )
 from devlint.diagnostic import Severity
+
+_NAMES_A_DEVICE = "names a device"  # facts.cache key
 
 ELEMENTWISE_WEIGHT_LOSSES = frozenset({"torch.nn.BCEWithLogitsLoss", "torch.nn.BCELoss"})
 CPU_OPERAND_MODULES = frozenset({"torch.nn.CTCLoss"})
@@ -182,7 +184,7 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
             and not _reduced_in_a_process_group(clash, event, facts)  # reads every event: last
         )
     if not device.tensor:
-        return True
+        return device != MODULE_DEVICE or _modules_may_be_placed(facts)
     function = event.function
     return (
         facts.places_tensors
@@ -190,6 +192,18 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
         and origin is not None
         and inside(facts, origin.node, function.body)
     )
+
+
+def _modules_may_be_placed(facts: Facts) -> bool:
+    """A module is on a GPU only where some code puts it there. Nothing imports a pytest
+    module, so the models it defines go only where its own code sends them: in one that
+    names no device at all, "fails when the module's device is a GPU" cannot happen."""
+    if not facts.test_module:
+        return True
+    named = facts.cache.get(_NAMES_A_DEVICE)
+    if named is None:
+        named = facts.cache[_NAMES_A_DEVICE] = names_a_device(facts.module)
+    return named
 
 
 def _reduced_in_a_process_group(

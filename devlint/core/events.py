@@ -258,6 +258,7 @@ class Facts:
     spawn_start_method: bool = False  # the file sets a spawn/forkserver start method
     sets_cuda_device: bool = False  # the file calls torch.cuda.set_device
     places_tensors: bool = False  # the file moves tensors, reads `.device`, passes `device=`
+    test_module: bool = False  # a pytest module: nothing imports it
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     imported: list[ModuleScope] = field(default_factory=list)  # project modules it reached
     cited: list[tuple[str, int]] = field(default_factory=list)

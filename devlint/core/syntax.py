@@ -14,6 +14,8 @@ from devlint.core.lattice import Concrete
 
 _DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
 _GUARD_WORDS = ("cuda", "gpu", "accel", "mps", "device", "available")
+_ACCELERATOR_WORDS = frozenset({"cuda", "gpu", "gpus", "mps", "xpu", "npu", "hpu", "accelerator"})
+_ACCELERATOR_TEXT = re.compile(r"^\s*(cuda|mps|xpu|npu|hpu)\b")
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -263,6 +265,27 @@ def descendants(
         yield current
         if enter(current):
             stack.extend(current.children)
+
+
+def names_a_device(module: cst.Module) -> bool:
+    """Whether the module's code names a device anywhere: a name or attribute about devices
+    (``device``, ``torch.cuda``, ``use_gpu``) or an accelerator's string (``"cuda:0"``,
+    ``f"cuda:{rank}"``)."""
+    for node in descendants(module):
+        if isinstance(node, cst.Name):
+            lowered = node.value.lower()
+            if "device" in lowered or not _ACCELERATOR_WORDS.isdisjoint(lowered.split("_")):
+                return True
+        elif isinstance(node, cst.SimpleString | cst.FormattedStringText):
+            text = node.value if isinstance(node, cst.FormattedStringText) else _text_of(node)
+            if _ACCELERATOR_TEXT.match(text):
+                return True
+    return False
+
+
+def _text_of(literal: cst.SimpleString) -> str:
+    """A string literal's text without its prefix and opening quotes."""
+    return literal.value.lstrip("rbuRBU").lstrip("'\"")
 
 
 def expression_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -25,11 +25,12 @@ class CheckpointFromWrapper(Rule):
     wrapper, and `net.load_state_dict(...)` into an unwrapped model in a file
     that saves such checkpoints.
 
-    It stays silent when the file shows that its readers expect the prefix: it
-    strips or adds `module.` itself (or calls
-    `consume_prefix_in_state_dict_if_present`), or it restores its checkpoints
-    into the wrapper (`wrapper.load_state_dict(...)`, or the wrapper handed to a
-    restore function with the saved file's path) and into no unwrapped model.
+    It stays silent when the code shows that its readers expect the prefix: the
+    file, or a project module it imports (the model's own `load_weight`), strips
+    or adds `module.` (or calls `consume_prefix_in_state_dict_if_present`), or
+    the file restores its checkpoints into the wrapper (`wrapper.load_state_dict(...)`,
+    or the wrapper handed to a restore function with the saved file's path) and
+    into no unwrapped model.
 
     ## Why is this bad?
     A wrapper's `state_dict()` keys start with `module.`. Loading the
@@ -87,21 +88,33 @@ def _unwrapped_loads(facts: Facts) -> list[StateDictLoad]:
 
 
 def _prefix_expected(facts: Facts, saves: list[CheckpointSave]) -> bool:
-    """The file handles the `module.` prefix (strips or adds it), or restores its checkpoints
-    into a wrapper and into nothing unwrapped: the prefixed keys are what its readers want."""
+    """The file, or a project module it uses, handles the `module.` prefix (strips or adds
+    it), or the file restores its checkpoints into a wrapper and into nothing unwrapped: the
+    prefixed keys are what its readers want."""
+    modules = (facts.module, *(scope.module for scope in facts.imported))
+    if any(_handles_prefix(module) for module in modules):
+        return True
     saved_names = set().union(*(file_names(path_argument(save.node, 1)) for save in saves))
-    restores_into_wrapper = False
-    for node in descendants(facts.module):
-        if isinstance(node, cst.SimpleString) and string_value(node) == _PREFIX:
-            return True
-        if not isinstance(node, cst.Call):
-            continue
-        if last_name(node.func) == "consume_prefix_in_state_dict_if_present":
-            return True
-        restores_into_wrapper = restores_into_wrapper or _restores_into_wrapper(
-            facts, node, saved_names
-        )
+    restores_into_wrapper = any(
+        _restores_into_wrapper(facts, node, saved_names)
+        for node in descendants(facts.module)
+        if isinstance(node, cst.Call)
+    )
     return restores_into_wrapper and not _unwrapped_loads(facts)
+
+
+def _handles_prefix(module: cst.Module) -> bool:
+    """A key starting with `module.` (``k.replace("module.", "")``,
+    ``key.startswith("module.transformer.")``) or torch's helper that strips it."""
+    for node in descendants(module):
+        if isinstance(node, cst.SimpleString) and (string_value(node) or "").startswith(_PREFIX):
+            return True
+        if (
+            isinstance(node, cst.Call)
+            and last_name(node.func) == "consume_prefix_in_state_dict_if_present"
+        ):
+            return True
+    return False
 
 
 def _restores_into_wrapper(facts: Facts, call: cst.Call, saved_names: set[str]) -> bool:
