@@ -116,9 +116,7 @@ def lint_report(
     if problem is not None:
         return LintReport([notice(path, TOO_COMPLEX, f"{problem} (skipped)")])
     try:
-        module = importer.parsed(source) if importer is not None else None
-        if module is None:  # not parsed yet for a file importing it
-            module = cst.parse_module(source)
+        module = importer.parse(source) if importer is not None else cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         message = f"cannot parse: {error.message} (not analysed)"
         return LintReport(

@@ -28,6 +28,10 @@ from devlint.reading import content_digest, read_regular_file
 MAX_IMPORT_CHAIN = 12
 """Modules whose top levels run one inside another (a imports b imports c…); deeper is unknown."""
 
+KEPT_TREES = 64
+"""Files parsed to be linted whose trees wait for a later importer, the most recent ones: a
+run lints a folder in order, and a module is mostly imported by files near it."""
+
 Stamp = tuple[int, int] | str
 """What a module's text was read from: (mtime_ns, size) on disk, or an editor's text."""
 
@@ -68,6 +72,7 @@ class ProjectIndex:
     _texts: dict[Path, str] = field(default_factory=dict)
     _running: list[Path] = field(default_factory=list)
     _checked: set[Path] = field(default_factory=set)  # found current since the last refresh
+    _linted: dict[Path, tuple[str, cst.Module]] = field(default_factory=dict)  # KEPT_TREES
 
     def importer_for(self, path: Path) -> FileImporter:
         """What the analysis of ``path`` asks for the modules it imports."""
@@ -155,13 +160,19 @@ class ProjectIndex:
             self._running.pop()
         return _Entry(scope, stamp, importer.files, digest, text)
 
-    def parsed(self, path: Path, source: str) -> cst.Module | None:
-        """The module of ``path`` if an importer already had it parsed from this very text:
-        a file is parsed once per run, whether it is linted, imported, or both."""
-        entry = self._entries.get(Path(os.path.abspath(path)))
-        if entry is None or entry.scope is None or entry.text != source:
-            return None
-        return entry.scope.module
+    def parse(self, path: Path, source: str) -> cst.Module:
+        """The module of ``path`` parsed from ``source``, once per run whether the file is
+        linted, imported or both: the tree an importer had parsed already, or a new one kept
+        for the importers still to come."""
+        path = Path(os.path.abspath(path))
+        entry = self._entries.get(path)
+        if entry is not None and entry.scope is not None and entry.text == source:
+            return entry.scope.module
+        module = cst.parse_module(source)
+        self._linted[path] = (source, module)
+        if len(self._linted) > KEPT_TREES:
+            del self._linted[next(iter(self._linted))]
+        return module
 
     def _parse(self, path: Path) -> tuple[cst.Module | None, str, str | None]:
         """The module in ``path`` (None when it cannot be had), the digest of its bytes and
@@ -177,6 +188,9 @@ class ProjectIndex:
             source, digest = decode_source(data)[0], content_digest(data)
         if source is None or complexity_problem(source) is not None:
             return None, digest, None
+        kept = self._linted.pop(path, None)
+        if kept is not None and kept[0] == source:
+            return kept[1], digest, source
         try:
             return cst.parse_module(source), digest, source
         except Exception:  # LibCST raises assorted errors on odd input
@@ -211,9 +225,9 @@ class FileImporter:
     path: Path
     files: list[Path] = field(default_factory=list)  # the project files it imported
 
-    def parsed(self, source: str) -> cst.Module | None:
-        """The importing file's own module, if the index parsed it from ``source`` already."""
-        return self.index.parsed(self.path, source)
+    def parse(self, source: str) -> cst.Module:
+        """The importing file's own module, parsed once per run (``ProjectIndex.parse``)."""
+        return self.index.parse(self.path, source)
 
     def uses(self) -> list[tuple[Path, str]]:
         """The project files the importing file's analysis rests on, with their digests."""

@@ -44,6 +44,32 @@ def test_a_module_imported_by_many_files_is_parsed_once(
     assert scopes[0].env.get("device").kind is Kind.DEVICE
 
 
+CONFIG = "import torch\ndevice = torch.device('cuda')\n"
+
+
+@pytest.mark.parametrize(("linted_text", "parses"), [(CONFIG, 1), (CONFIG + "# unsaved\n", 2)])
+def test_a_module_linted_before_a_file_imports_it_is_parsed_once(
+    root: Path, monkeypatch: pytest.MonkeyPatch, linted_text: str, parses: int
+) -> None:
+    """A run lints `config.py` before `train.py` imports it: the import takes the tree the
+    lint parsed, unless the text on disk is not the text that was linted."""
+    (root / "config.py").write_text(CONFIG)
+    parsed: list[str] = []
+    real_parse = cst.parse_module
+
+    def parse(source: str) -> cst.Module:
+        parsed.append(source)
+        return real_parse(source)
+
+    monkeypatch.setattr(project_index.cst, "parse_module", parse)
+    index = index_of(root)
+    linted = index.importer_for(root / "config.py").parse(linted_text)
+    scope = index.importer_for(root / "train.py").module("config", 0)
+    assert len(parsed) == parses
+    assert (scope.module is linted) is (parses == 1)
+    assert scope.env.get("device").kind is Kind.DEVICE
+
+
 def test_an_import_cycle_ends_and_the_module_in_the_cycle_is_seen_from_outside(root: Path) -> None:
     (root / "a.py").write_text("from b import g\n\ndef f():\n    return g()\n")
     (root / "b.py").write_text("from a import f\n\ndef g():\n    return f()\n")
