@@ -14,6 +14,8 @@ from devlint.core.values import Kind
 from devlint.project import Project
 from devlint.project_index import ProjectIndex
 
+CONFIG = "import torch\ndevice = torch.device('cuda')\n"
+
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
@@ -25,18 +27,22 @@ def index_of(root: Path) -> ProjectIndex:
     return ProjectIndex(Project(root), Settings())
 
 
-def test_a_module_imported_by_many_files_is_parsed_once(
-    root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (root / "config.py").write_text("import torch\ndevice = torch.device('cuda')\n")
-    parsed: list[str] = []
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the index gives LibCST to parse, in order."""
+    texts: list[str] = []
     real_parse = cst.parse_module
 
     def parse(source: str) -> cst.Module:
-        parsed.append(source)
+        texts.append(source)
         return real_parse(source)
 
     monkeypatch.setattr(project_index.cst, "parse_module", parse)
+    return texts
+
+
+def test_a_module_imported_by_many_files_is_parsed_once(root: Path, parsed: list[str]) -> None:
+    (root / "config.py").write_text(CONFIG)
     index = index_of(root)
     scopes = [index.importer_for(root / f"m{n}.py").module("config", 0) for n in range(3)]
     assert len(parsed) == 1
@@ -44,24 +50,13 @@ def test_a_module_imported_by_many_files_is_parsed_once(
     assert scopes[0].env.get("device").kind is Kind.DEVICE
 
 
-CONFIG = "import torch\ndevice = torch.device('cuda')\n"
-
-
 @pytest.mark.parametrize(("linted_text", "parses"), [(CONFIG, 1), (CONFIG + "# unsaved\n", 2)])
 def test_a_module_linted_before_a_file_imports_it_is_parsed_once(
-    root: Path, monkeypatch: pytest.MonkeyPatch, linted_text: str, parses: int
+    root: Path, parsed: list[str], linted_text: str, parses: int
 ) -> None:
     """A run lints `config.py` before `train.py` imports it: the import takes the tree the
     lint parsed, unless the text on disk is not the text that was linted."""
     (root / "config.py").write_text(CONFIG)
-    parsed: list[str] = []
-    real_parse = cst.parse_module
-
-    def parse(source: str) -> cst.Module:
-        parsed.append(source)
-        return real_parse(source)
-
-    monkeypatch.setattr(project_index.cst, "parse_module", parse)
     index = index_of(root)
     linted = index.importer_for(root / "config.py").parse(linted_text)
     scope = index.importer_for(root / "train.py").module("config", 0)
