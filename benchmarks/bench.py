@@ -6,14 +6,13 @@ Usage::
 
 All ``*.py`` files under the paths (skipping ``.git``, virtual environments and
 caches) are read and decoded into memory first, so disk speed is not measured.
-Then, in one process, two passes over the same sources are timed, alternating
-A, B, A, B, ... to spread drift (thermal, caches, other load) over both:
+Then, in one process, up to three kinds of work are timed on every file:
 
-(a) ``libcst.parse_module(source)`` for every file: the floor, since devlint
-    parses with LibCST too;
-(b) ``devlint.engine.lint_source(source, path)`` for every file: everything
-    devlint does per file (pre-filter, parse, analysis, rules, noqa), each file
-    on its own (what it imports unknown);
+(a) ``libcst.parse_module(source)``: the floor, since devlint parses with
+    LibCST too;
+(b) ``devlint.engine.lint_source(source, path)``: everything devlint does per
+    file (pre-filter, parse, analysis, rules, noqa), each file on its own (what
+    it imports unknown);
 (c) the same in view of each file's project, as ``devlint check`` runs: a
     fresh project index per project and per repeat (a cold run), fed the
     in-memory sources, so the imported modules' reading, parsing and top-level
@@ -22,13 +21,22 @@ A, B, A, B, ... to spread drift (thermal, caches, other load) over both:
     pre-filter skips a non-torch file, but its importers may still need it):
     the target is 1.5 too.
 
-Each pass is timed with ``time.perf_counter``, per file, and the best (lowest)
-of N repeats is reported. ``lint_source`` skips files that do not contain the
-substring ``torch`` without parsing them, so the files and lines that are
-actually analysed are reported apart from those skipped, and the headline
-ratio devlint/parse compares like with like: both over the analysed files only
-(target: 1.5 or less). Files LibCST cannot parse are counted and left out of
-both passes.
+The three run back to back on each file (their order turns from file to file
+and from repeat to repeat), so a file's parse and its lint meet the same load.
+On a shared machine the same work drifts far within seconds (one project's
+parse pass took 13 to 20 s in one process), so a whole pass against another
+measures the machine more than devlint. Each file's time is its best over the
+N repeats, except the cyclic garbage collector's share: that part is timed
+apart and averaged, since collections are real work that falls on different
+files in different repeats and a per-file minimum would drop them. The totals
+are sums over files.
+
+Every call is timed with ``time.perf_counter``. ``lint_source`` skips files
+that do not contain the substring ``torch`` without parsing them, so the files
+and lines that are actually analysed are reported apart from those skipped,
+and the headline ratio devlint/parse compares like with like: both over the
+analysed files only (target: 1.5 or less). Files LibCST cannot parse are
+counted and left out of every pass.
 
 For the tools side by side (TorchFix, pyflakes, devlint with workers and
 cache), each as its own process with its peak memory, see
@@ -159,30 +167,70 @@ def load(files: list[Path]) -> tuple[list[Source], list[str], list[str]]:
     return sources, undecodable, unparsable
 
 
-def time_pass(sources: list[Source], work) -> Timing:
-    """One timed pass of ``work(source)`` over every file, split by analysed/skipped."""
-    timing = Timing()
-    clock = time.perf_counter
-    gc.collect()
-    for source in sources:
-        start = clock()
-        work(source)
-        elapsed = clock() - start
-        if source.analysed:
-            timing.analysed += elapsed
+class Stopwatch:
+    """Times one call, and apart from it the cyclic garbage collector's share of it."""
+
+    def __init__(self) -> None:
+        self.collecting = 0.0  # seconds spent in collections so far
+        self._started = 0.0
+        gc.callbacks.append(self._on_collection)
+
+    def _on_collection(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
         else:
-            timing.skipped += elapsed
-    timing.total = timing.analysed + timing.skipped
-    return timing
+            self.collecting += time.perf_counter() - self._started
+
+    def time(self, work, source: Source) -> tuple[float, float]:
+        """Seconds of ``work(source)``: in all, and of that in collections."""
+        collected_before = self.collecting
+        start = time.perf_counter()
+        work(source)
+        elapsed = time.perf_counter() - start
+        return elapsed, self.collecting - collected_before
 
 
-def best(timings: list[Timing]) -> Timing:
-    """Best of N, taken per figure (each subset's minimum over the repeats)."""
-    return Timing(
-        total=min(t.total for t in timings),
-        analysed=min(t.analysed for t in timings),
-        skipped=min(t.skipped for t in timings),
-    )
+class PerFile:
+    """One kind of work's times on every file over the repeats: each file's best
+    time without collections, and its collections' time summed (for their mean)."""
+
+    def __init__(self, files: int) -> None:
+        self.best = [float("inf")] * files
+        self.collecting = [0.0] * files
+        self.repeats = 0
+
+    def record(self, index: int, elapsed: float, collecting: float) -> None:
+        self.best[index] = min(self.best[index], elapsed - collecting)
+        self.collecting[index] += collecting
+
+    def timing(self, sources: list[Source]) -> Timing:
+        timing = Timing()
+        for index, source in enumerate(sources):
+            seconds = self.best[index] + self.collecting[index] / self.repeats
+            if source.analysed:
+                timing.analysed += seconds
+            else:
+                timing.skipped += seconds
+        timing.total = timing.analysed + timing.skipped
+        return timing
+
+
+def time_interleaved(sources: list[Source], works_per_repeat, repeat: int) -> dict[str, Timing]:
+    """Each kind of work from ``works_per_repeat(i)`` (name -> callable, fresh for
+    repeat i) run back to back on each file, in an order that turns; best of N."""
+    stopwatch = Stopwatch()
+    measured: dict[str, PerFile] = {}
+    for i in range(repeat):
+        works = list(works_per_repeat(i).items())
+        gc.collect()
+        for index, source in enumerate(sources):
+            for turn in range(len(works)):
+                name, work = works[(index + i + turn) % len(works)]
+                per_file = measured.setdefault(name, PerFile(len(sources)))
+                per_file.record(index, *stopwatch.time(work, source))
+        for per_file in measured.values():
+            per_file.repeats += 1
+    return {name: per_file.timing(sources) for name, per_file in measured.items()}
 
 
 def import_lint_source():
@@ -234,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=3,
         metavar="N",
-        help="timed repeats of each pass; the best is reported (default 3)",
+        help="timed repeats; each file's best is summed (default 3)",
     )
     parser.add_argument(
         "--profile",
@@ -268,29 +316,26 @@ def main(argv: list[str] | None = None) -> int:
     findings: dict[str, int] = {}
     project_findings: dict[str, int] = {}
 
-    def lint(source: Source) -> None:
-        for diagnostic in lint_source(source.text, source.path):
-            findings[diagnostic.code] = findings.get(diagnostic.code, 0) + 1
+    def works(i: int) -> dict[str, object]:
+        """The work of repeat i; findings are counted on the first repeat."""
 
-    parse_runs: list[Timing] = []
-    lint_runs: list[Timing] = []
-    project_runs: list[Timing] = []
-    for i in range(args.repeat):
-        parse_runs.append(time_pass(sources, parse))
-        if lint_source is not None:
-            if i == 0:
-                findings.clear()
-            lint_runs.append(time_pass(sources, lint))
-            if i == 0:
-                first_findings = dict(findings)
-            project_runs.append(time_pass(sources, project_pass(sources, project_findings, i)))
-    parse_t = best(parse_runs)
-    lint_t = best(lint_runs) if lint_runs else None
-    project_t = best(project_runs) if project_runs else None
+        def lint(source: Source) -> None:
+            for diagnostic in lint_source(source.text, source.path):
+                if i == 0:
+                    findings[diagnostic.code] = findings.get(diagnostic.code, 0) + 1
+
+        if lint_source is None:
+            return {"parse": parse}
+        return {"parse": parse, "lint": lint, "project": project_pass(sources, project_findings, i)}
+
+    timings = time_interleaved(sources, works, args.repeat)
+    parse_t = timings["parse"]
+    lint_t = timings.get("lint")
+    project_t = timings.get("project")
 
     print(
         f"python {platform.python_version()} ({platform.python_implementation()}), "
-        f"libcst {_libcst_version()}, best of {args.repeat}"
+        f"libcst {_libcst_version()}, each file's best of {args.repeat} (collections averaged)"
     )
     print(
         f"files: {len(files)} found, {len(sources)} measured, "
@@ -329,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"rules: {n_rules}; findings per code (one pass): "
-            + (", ".join(f"{k}={v}" for k, v in sorted(first_findings.items())) or "none")
+            + (", ".join(f"{k}={v}" for k, v in sorted(findings.items())) or "none")
         )
         if project_t is not None:
             row("devlint, whole projects", len(sources), n_lines, project_t.total)
@@ -348,9 +393,9 @@ def main(argv: list[str] | None = None) -> int:
                 "WARNING: no rules are registered, so lint_source returns before parsing "
                 "and the devlint numbers measure nothing"
             )
-        if first_findings.get("DVL003"):
+        if findings.get("DVL003"):
             print(
-                f"WARNING: {first_findings['DVL003']} files hit internal errors (DVL003); "
+                f"WARNING: {findings['DVL003']} files hit internal errors (DVL003); "
                 "their analysis stopped early, which flatters the devlint numbers"
             )
     else:
@@ -393,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             result["ratio_all"] = lint_t.total / parse_t.total
             result["rules"] = n_rules
-            result["findings"] = first_findings
+            result["findings"] = findings
         if project_t is not None:
             result["devlint_project"] = _timing_json(project_t, n_lines, a_lines, s_lines)
             result["ratio_project_all"] = project_t.total / parse_t.total
