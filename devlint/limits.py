@@ -46,6 +46,8 @@ _STRINGS_AND_COMMENTS = re.compile(  # escaped quotes are blanked before
     r'|"[^"\n]*"'
 )
 _BRACKET_RUNS = re.compile(r"(?P<open>[(\[{]+)|[)\]}]+")
+_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
+_BRACKET_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 _LONG_STRETCH = re.compile(rf"(?<![^,;])[^,;]{{{MAX_CHAIN + 1},}}")
 """Only these can hold a long chain. A stretch starts at the file's start or after a separator:
 without the lookbehind the engine retried from every character, scanning to the next comma each
@@ -108,7 +110,17 @@ def _count_tokens(code: str, strings: int) -> int:
 
 
 def _bracket_depth(code: str) -> int:
-    """How deeply brackets nest; unclosed ones count too (LibCST nests them all the same)."""
+    """How deeply brackets nest; unclosed ones count too (LibCST nests them all the same).
+
+    The running depth is summed in C over the brackets alone; only code with a
+    closing bracket that nothing opened (the depth would go below zero, where
+    the count restarts from zero) is walked run by run.
+    """
+    depths = list(itertools.accumulate(map(_BRACKET_STEP.__getitem__, _NOT_BRACKETS.sub("", code))))
+    if not depths:
+        return 0
+    if min(depths) >= 0:
+        return max(depths)
     depth = deepest = 0
     for run in _BRACKET_RUNS.finditer(code):
         if run.lastgroup == "open":

@@ -24,6 +24,12 @@ OVER_THE_LIMITS = {
     "50,000-line file": "".join(f"x{i} = torch.zeros({i}).cuda() + y\n" for i in range(50_000)),
     "10 MB single line": "x = [" + "1, " * 3_500_000 + "]\n",
     "500 nested brackets": "x = " + "(" * 500 + "1" + ")" * 500 + "\n",
+    "500 nested brackets after 400 stray closers": ")" * 400
+    + "\nx = "
+    + "(" * 500
+    + "1"
+    + ")" * 500
+    + "\n",
     "3,000 nested calls": "x = " + "f(" * 3_000 + ")" * 3_000 + "\n",
     "5,000 chained method calls": "x = torch.zeros(3)" + ".cuda()" * 5_000 + "\n",
     "chained calls, one per line": "x = (torch.zeros(3)\n" + "    .cuda()\n" * 2_000 + ")\n",

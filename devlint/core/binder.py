@@ -69,10 +69,9 @@ class Env:
     def set(self, name: str, value: Value) -> None:
         """Bind ``name``; rebinding ``x`` forgets what was known about ``x.attr``."""
         bindings = self.bindings
-        if name in bindings or any(key.startswith(name + ".") for key in bindings):
-            prefix = name + "."
-            for key in [key for key in bindings if key.startswith(prefix)]:
-                del bindings[key]
+        prefix = name + "."
+        for key in [key for key in bindings if key.startswith(prefix)]:
+            del bindings[key]
         bindings[name] = value
 
     def update(self, name: str, value: Value) -> None:

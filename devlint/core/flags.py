@@ -20,14 +20,19 @@ _STABLE_CALLS = frozenset(
     {"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available"}
 )
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
-_NEGATED = {cst.Is: cst.IsNot, cst.IsNot: cst.Is, cst.Equal: cst.NotEqual, cst.NotEqual: cst.Equal}
-_TEXT = cst.Module([])
+_NEGATED = {cst.IsNot: cst.Is, cst.NotEqual: cst.Equal}
+_OPERATORS = {
+    cst.Is: "is", cst.IsNot: "is not", cst.Equal: "==", cst.NotEqual: "!=", cst.In: "in",
+    cst.NotIn: "not in", cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
 class Flag:
-    """A stable test: its ``key`` (the text of its positive form), whether the ``if`` body runs
-    when the key holds (``positive``) and the dotted names whose rebinding changes it."""
+    """A stable test: its ``key`` (the text of its positive form, spaced one way), whether the
+    ``if`` body runs when the key holds (``positive``) and the dotted names whose rebinding
+    changes it."""
 
     key: str
     positive: bool
@@ -39,44 +44,51 @@ def flag_of(test: cst.BaseExpression) -> Flag | None:
     positive = True
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, positive = test.expression, not positive
-    test = _strip_parentheses(test)
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        operator = type(test.comparisons[0].operator)
-        if operator in (cst.IsNot, cst.NotEqual):  # key on `is` / `==`: `is not` is its negation
-            positive = not positive
-            comparison = test.comparisons[0]
-            test = test.with_changes(
-                comparisons=[comparison.with_changes(operator=_NEGATED[operator]())]
-            )
+    negated = (  # key on `is` / `==`: `is not` is its negation
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and type(test.comparisons[0].operator) in _NEGATED
+    )
+    positive = positive != negated
     names: list[str] = []
-    if not _stable(test, names):
+    key = _key(test, names, negate=negated)
+    if key is None:
         return None
-    return Flag(_TEXT.code_for_node(test), positive, tuple(sorted(set(names))))
+    return Flag(key, positive, tuple(sorted(set(names))))
 
 
-def _strip_parentheses(test: cst.BaseExpression) -> cst.BaseExpression:
-    return test.with_changes(lpar=[], rpar=[]) if getattr(test, "lpar", None) else test
-
-
-def _stable(node: cst.CSTNode, names: list[str]) -> bool:
-    """Whether ``node`` reads only names and literals; collects the names and their prefixes."""
+def _key(node: cst.CSTNode, names: list[str], negate: bool = False) -> str | None:
+    """The text of a test that reads only names and literals, spaced and bracketed one way
+    (``negate``: with the operator of its one comparison negated), or None for any other
+    test; collects the names it reads and their prefixes."""
     if isinstance(node, cst.Name | cst.Attribute):
         path = dotted_name(node)
         if path is None:
-            return False
+            return None
         parts = path.split(".")
         names.extend(".".join(parts[: i + 1]) for i in range(len(parts)))
-        return True
+        return path
     if isinstance(node, _LITERALS):
-        return True
+        return node.value
     if isinstance(node, cst.Call):
-        return dotted_name(node.func) in _STABLE_CALLS and not node.args
+        name = dotted_name(node.func)
+        return f"{name}()" if name in _STABLE_CALLS and not node.args else None
     if isinstance(node, cst.Comparison):
-        return _stable(node.left, names) and all(
-            _stable(target.comparator, names) for target in node.comparisons
-        )
+        text = _key(node.left, names)
+        for target in node.comparisons:
+            operator = type(target.operator)
+            operator = _NEGATED[operator] if negate else operator
+            comparator = _key(target.comparator, names)
+            if text is None or comparator is None:
+                return None
+            text = f"{text} {_OPERATORS[operator]} {comparator}"
+        return text
     if isinstance(node, cst.BooleanOperation):
-        return _stable(node.left, names) and _stable(node.right, names)
+        left, right = _key(node.left, names), _key(node.right, names)
+        if left is None or right is None:
+            return None
+        return f"({left} {'and' if isinstance(node.operator, cst.And) else 'or'} {right})"
     if isinstance(node, cst.UnaryOperation):
-        return _stable(node.expression, names)
-    return False
+        operand = _key(node.expression, names)
+        return None if operand is None else f"{type(node.operator).__name__} {operand}"
+    return None

@@ -82,7 +82,8 @@ def mentions_accelerator(node: cst.CSTNode) -> bool:
     ``device.type == "cuda"``: under such a test, cpu and the accelerator join
     to "the accelerator when there is one" instead of unknown.
     """
-    return any(word in text.lower() for text, _ in words_in(node) for word in _GUARD_WORDS)
+    words = " ".join(text for text, _ in words_in(node)).lower()  # lowered once, not per word
+    return any(word in words for word in _GUARD_WORDS)
 
 
 def words_in(node: cst.CSTNode) -> Iterator[tuple[str, bool]]:
@@ -289,21 +290,25 @@ def _text_of(literal: cst.SimpleString) -> str:
 
 
 def expression_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every expression node under ``root``, nested function and class bodies excluded.
+    """Every expression and statement node under ``root``, nested function and class
+    bodies excluded.
 
     Walks dataclass fields directly (LibCST's ``children`` runs a visitor per
-    node, several times slower) and skips whitespace, brackets and commas.
+    node, several times slower) and skips whitespace, brackets, operators and
+    punctuation, and the fields that hold only text (a name's ``value``).
     """
     stack: list[cst.CSTNode] = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend  # the walk is hot: no lookups
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
         for name in _child_fields(type(node)):
             value = getattr(node, name)
-            if type(value) in (tuple, list):
-                stack.extend(item for item in value if _walked(type(item)))
-            elif _walked(type(value)):
-                stack.append(value)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                extend([item for item in value if _walked(type(item))])
+            elif _walked(kind):
+                push(value)
 
 
 _SKIPPED_FIELDS = ("whitespace", "lpar", "rpar", "comma", "leading_lines", "lines_after", "newline")
@@ -314,20 +319,26 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     return tuple(
         field.name
         for field in dataclasses.fields(node_type)
-        if not any(part in field.name for part in _SKIPPED_FIELDS)
+        if field.type is not str and not any(part in field.name for part in _SKIPPED_FIELDS)
     )
 
 
 @cache
 def _walked(value_type: type) -> bool:
-    """A node worth descending into: not whitespace, not a nested function or class."""
+    """A node worth descending into: not whitespace, an operator or punctuation, nor a
+    nested function or class."""
     return (
         issubclass(value_type, cst.CSTNode)
+        and value_type.__module__ != _TOKENS_MODULE
         and not issubclass(
             value_type, cst.FunctionDef | cst.ClassDef | cst.BaseParenthesizableWhitespace
         )
         and value_type.__name__ not in ("Newline", "TrailingWhitespace", "EmptyLine", "Comment")
     )
+
+
+_TOKENS_MODULE = cst.Dot.__module__
+"""Where LibCST defines its operators and punctuation (``+``, ``.``, ``:``, ``=``)."""
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:
