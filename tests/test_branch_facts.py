@@ -41,6 +41,16 @@ CASES = {
         "if args.gpu is None:\n    reveal(x)",
         CPU,
     ),
+    "a test spaced or bracketed another way is the same flag": (
+        "x = torch.zeros(2)\nif args.gpu is not None:\n    x = x.cuda(args.gpu)\n"
+        "if (args.gpu  is  None):\n    reveal(x)",
+        CPU,
+    ),
+    "the same names grouped another way are another flag": (
+        "x = torch.zeros(2)\nif a and b or c:\n    x = x.cuda()\n"
+        "if a and (b or c):\n    pass\nelse:\n    reveal(x)",
+        UNKNOWN,
+    ),
     "after the second if the join is back": (
         MOVED_UNDER_FLAG + "if use_cuda:\n    y = 1\nreveal(x)",
         MAYBE_ACCEL,
