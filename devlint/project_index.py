@@ -161,9 +161,9 @@ class ProjectIndex:
         return _Entry(scope, stamp, importer.files, digest, text)
 
     def parse(self, path: Path, source: str) -> cst.Module:
-        """The module of ``path`` parsed from ``source``, once per run whether the file is
-        linted, imported or both: the tree an importer had parsed already, or a new one kept
-        for the importers still to come."""
+        """The module of ``path`` parsed from ``source``: the tree an importer had parsed
+        already, or a new one kept for importers still to come (only the last ``KEPT_TREES``
+        wait, so a module imported long after it was linted is parsed again)."""
         path = Path(os.path.abspath(path))
         entry = self._entries.get(path)
         if entry is not None and entry.scope is not None and entry.text == source:
