@@ -3,7 +3,8 @@ run once per process, and again only when it or a module it imports changes.
 
 The analysis of one file asks its ``FileImporter`` for the modules it imports;
 the index finds their files (``devlint.project``), runs their top level
-(``core.analysis.summarise``) and keeps the result. A module that cannot be
+(``core.analysis.summarise``) and keeps the result; a name a module only re-exports
+is looked up, and its module run, when an importer first reads it. A module that cannot be
 read, decoded or parsed, is too complex, or is being imported in a cycle is
 not in view: the import stays unknown, as a third-party one does. Editors
 hand the index the text of unsaved buffers (``set_text``).
@@ -57,7 +58,7 @@ def index_of(project: Project, settings: Settings) -> ProjectIndex:
 class _Entry:
     scope: ModuleScope | None
     stamp: Stamp | None
-    imports: list[Path]  # the project files its top level imported, or that were found in it
+    imports: list[Path]  # project files its names came from (found when run, or when read)
     digest: str = ""  # of the bytes it was read from (``content_digest``)
     text: str | None = None  # what was parsed, so that linting the file itself can reuse it
 

@@ -106,8 +106,51 @@ def test_a_change_to_what_a_module_imports_is_seen_through_it(root: Path) -> Non
     (root / "config.py").write_text("from base import device\n")
     index = index_of(root)
     importer = index.importer_for(root / "main.py")
-    assert importer.module("config", 0).env.get("device").kind is Kind.DEVICE
+    assert importer.module("config", 0).member("device").kind is Kind.DEVICE
     index.set_text(root / "base.py", "device = None\n")
-    assert importer.module("config", 0).env.get("device").kind is Kind.NONE
+    assert importer.module("config", 0).member("device").kind is Kind.NONE
     used = {path.name for path, _ in importer.uses()}
     assert used == {"config.py", "base.py"}
+
+
+PACKAGE_INIT = (
+    "from .models import Net\n"
+    "from .data import Loader\n"
+    "try:\n"
+    "    from .extras import Extra\n"
+    "except ImportError:\n"
+    "    Extra = None\n"
+)
+
+
+@pytest.fixture
+def package(root: Path) -> Path:
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text(PACKAGE_INIT)
+    (root / "pkg" / "models.py").write_text(
+        "import torch\n\nclass Net(torch.nn.Module):\n    pass\n"
+    )
+    (root / "pkg" / "data.py").write_text("raise SystemExit\n")
+    (root / "pkg" / "extras.py").write_text("Extra = 1\n")
+    return root
+
+
+def test_a_package_runs_only_the_submodules_it_uses_itself_or_an_importer_reads(
+    package: Path, parsed: list[str]
+) -> None:
+    """``from .models import Net`` in an ``__init__`` that never uses ``Net`` waits until an
+    importer reads ``Net``; ``Extra``, bound twice there, is imported when the ``__init__``
+    runs; ``data.py`` is never run."""
+    importer = index_of(package).importer_for(package / "train.py")
+    scope = importer.module("pkg", 0)
+    assert parsed == [PACKAGE_INIT, "Extra = 1\n"]
+    assert scope.member("Net").kind is Kind.CLASS
+    assert len(parsed) == 3
+    assert {path.name for path, _ in importer.uses()} == {"__init__.py", "extras.py", "models.py"}
+
+
+def test_names_two_modules_hand_each_other_stay_unbound(root: Path) -> None:
+    (root / "a.py").write_text("from b import X\n")
+    (root / "b.py").write_text("from a import X\n")
+    scope = index_of(root).importer_for(root / "main.py").module("a", 0)
+    assert scope.member("X").kind is Kind.UNKNOWN

@@ -48,7 +48,8 @@ def summarise(scope: ModuleScope, settings: Settings, importer: Importer | None)
 
     What its code reports belongs to its own analysis; here it only says what its
     names are bound to: classes with what ``__init__`` registers, functions to run
-    at each call, module-level devices.
+    at each call, module-level devices. Names it only re-exports are looked up when an
+    importer reads them (``scope.deferred``).
     """
     state = AnalysisState(
         scope.module, frozenset(settings.device_names), importer=importer, home=scope

@@ -17,7 +17,7 @@ import libcst as cst
 
 from devlint.core.binder import Env
 from devlint.core.positions import NotInModule, Positions
-from devlint.core.values import Kind, Value
+from devlint.core.values import UNKNOWN_VALUE, Kind, Value
 
 
 @dataclass(eq=False)
@@ -33,15 +33,25 @@ class ModuleScope:
     path: str = ""  # the file, for locations (``name`` is for messages)
     env: Env = field(default_factory=Env)
     submodule: Callable[[str], ModuleScope | None] = lambda name: None
+    deferred: dict[str, Callable[[], Value]] = field(default_factory=dict)
+    """Names imported only to be handed on, looked up when first read (``core.reexports``)."""
     _positions: Positions | None = field(default=None, init=False, repr=False)
 
     def member(self, name: str) -> Value | None:
         """What ``module.name`` is, None when the module does not say."""
-        value = self.env.get(name)
+        value = self.bound(name)
         if value is not None:
             return value
         scope = self.submodule(name)
         return module_value(scope) if scope is not None else None
+
+    def bound(self, name: str) -> Value | None:
+        """What the top level bound ``name`` to, None when it did not bind it."""
+        value = self.env.get(name)
+        if value is None and name in self.deferred:
+            value = self.deferred.pop(name)()  # popped first: a re-export cycle is unbound
+            self.env.update(name, value)
+        return value
 
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line of one of this module's nodes; None for a node of another module."""
@@ -60,6 +70,46 @@ class Importer(Protocol):
         """``import name`` (``level`` leading dots): the module, None when not in the project.
         ``folders``: what the importing file added to ``sys.path`` before this import."""
         ...
+
+
+def project_module(
+    importer: Importer | None, name: str, level: int, folders: tuple[str, ...]
+) -> ModuleScope | None:
+    """The project module an import names, None when it is not one (torch never is)."""
+    if importer is None or (not level and name.split(".", 1)[0] == "torch"):
+        return None
+    return importer.module(name, level, folders)
+
+
+def imported_name(
+    importer: Importer | None,
+    folders: tuple[str, ...],
+    module: str | None,
+    level: int,
+    name: str,
+    noted: Callable[[ModuleScope], None] = lambda scope: None,
+) -> Value:
+    """What ``from module import name`` binds: the project module's own value or
+    submodule; a name outside the project a namespace (a relative one unknown).
+    ``noted`` hears of each project module reached."""
+
+    def found(dotted: str) -> ModuleScope | None:
+        scope = project_module(importer, dotted, level, folders)
+        if scope is not None:
+            noted(scope)
+        return scope
+
+    scope = found(module or "") if module or level else None
+    if scope is not None:
+        value = scope.bound(name)
+        if value is not None:
+            return value
+    submodule = found(f"{module}.{name}" if module else name)
+    if submodule is not None:
+        return module_value(submodule)
+    if scope is not None or module is None or level:
+        return UNKNOWN_VALUE
+    return Value(Kind.NAMESPACE, ref=f"{module}.{name}")
 
 
 def module_value(scope: ModuleScope) -> Value:

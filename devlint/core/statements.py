@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import libcst as cst
 
@@ -22,8 +23,9 @@ from devlint.core.guards import (
     requires_grad_test,
     unseen,
 )
-from devlint.core.imports import ModuleScope, module_value
+from devlint.core.imports import ModuleScope, imported_name, module_value, project_module
 from devlint.core.lattice import CPU, UNKNOWN, Concrete, is_known
+from devlint.core.reexports import reexported_names
 from devlint.core.scopes import ClassInfo
 from devlint.core.state import AnalysisState, Part, Parts
 from devlint.core.syntax import (
@@ -92,6 +94,7 @@ class Flow(Part):
         self.loops: list[_Loop] = []
         self.frames: list[Frame] = []  # functions being analysed, innermost last
         self._tests: dict[cst.BaseExpression, _TestFacts] = {}
+        self._reexports: dict[cst.ImportFrom, frozenset[str]] | None = None
 
     def connect(self, parts: Parts) -> None:
         super().connect(parts)
@@ -291,10 +294,7 @@ class Flow(Part):
 
     def _project_module(self, name: str, level: int) -> ModuleScope | None:
         """The project module an import names, None when it is not one (torch never is)."""
-        importer = self.state.importer
-        if importer is None or (not level and name.split(".", 1)[0] == "torch"):
-            return None
-        scope = importer.module(name, level, tuple(self.state.search_folders))
+        scope = project_module(self.state.importer, name, level, tuple(self.state.search_folders))
         if scope is not None:
             self.state.note_import(scope)
         return scope
@@ -303,6 +303,8 @@ class Flow(Part):
         if isinstance(statement.names, cst.ImportStar):
             return env
         base = dotted_name(statement.module) if statement.module is not None else None
+        level = len(statement.relative)
+        deferred = self._reexported(statement)
         for alias in statement.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else None
             if name is None:
@@ -312,23 +314,31 @@ class Flow(Part):
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
                 else name
             )
-            env.set(local, self._imported_name(base, len(statement.relative), name))
+            if local in deferred and self.state.home is not None:
+                folders = tuple(self.state.search_folders)
+                lookup = partial(imported_name, self.state.importer, folders, base, level, name)
+                self.state.home.deferred[local] = lookup
+                env.delete(local)
+            else:
+                value = imported_name(
+                    self.state.importer,
+                    tuple(self.state.search_folders),
+                    base,
+                    level,
+                    name,
+                    self.state.note_import,
+                )
+                env.set(local, value)
         return env
 
-    def _imported_name(self, module: str | None, level: int, name: str) -> Value:
-        """What ``from module import name`` binds: the project module's own value or
-        submodule; a name outside the project as before (a relative one unknown)."""
-        scope = self._project_module(module or "", level) if module or level else None
-        if scope is not None:
-            value = scope.env.get(name)
-            if value is not None:
-                return value
-        submodule = self._project_module(f"{module}.{name}" if module else name, level)
-        if submodule is not None:
-            return module_value(submodule)
-        if scope is not None or module is None or level:
-            return UNKNOWN_VALUE
-        return self.calls.namespace(f"{module}.{name}")
+    def _reexported(self, statement: cst.ImportFrom) -> frozenset[str]:
+        """Names this import only hands on to importers, when another file's top level runs
+        for them (``core.reexports``); none in the file analysed."""
+        if self.state.home is None:
+            return frozenset()
+        if self._reexports is None:
+            self._reexports = reexported_names(self.state.home.module)
+        return self._reexports.get(statement, frozenset())
 
     def _delete(self, statement: cst.Del, env: Env) -> Env:
         targets = statement.target

@@ -311,6 +311,20 @@ def expression_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
                 push(value)
 
 
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes directly under ``node``, nested functions and classes included; whitespace,
+    brackets, operators and punctuation left out (as in ``expression_nodes``)."""
+    found: list[cst.CSTNode] = []
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            found.extend([item for item in value if _holds_code(type(item))])
+        elif _holds_code(kind):
+            found.append(value)
+    return found
+
+
 _SKIPPED_FIELDS = ("whitespace", "lpar", "rpar", "comma", "leading_lines", "lines_after", "newline")
 
 
@@ -325,14 +339,18 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
 
 @cache
 def _walked(value_type: type) -> bool:
-    """A node worth descending into: not whitespace, an operator or punctuation, nor a
-    nested function or class."""
+    """A node worth descending into: code (``_holds_code``) outside nested functions and
+    classes."""
+    return _holds_code(value_type) and not issubclass(value_type, cst.FunctionDef | cst.ClassDef)
+
+
+@cache
+def _holds_code(value_type: type) -> bool:
+    """A node that is code: not whitespace, an operator or punctuation."""
     return (
         issubclass(value_type, cst.CSTNode)
         and value_type.__module__ != _TOKENS_MODULE
-        and not issubclass(
-            value_type, cst.FunctionDef | cst.ClassDef | cst.BaseParenthesizableWhitespace
-        )
+        and not issubclass(value_type, cst.BaseParenthesizableWhitespace)
         and value_type.__name__ not in ("Newline", "TrailingWhitespace", "EmptyLine", "Comment")
     )
 
