@@ -29,9 +29,10 @@ from devlint.reading import content_digest, read_regular_file
 MAX_IMPORT_CHAIN = 12
 """Modules whose top levels run one inside another (a imports b imports c…); deeper is unknown."""
 
-KEPT_TREES = 64
-"""Files parsed to be linted whose trees wait for a later importer, the most recent ones: a
-run lints a folder in order, and a module is mostly imported by files near it."""
+KEPT_LINES = 100_000
+"""Lines of the files parsed to be linted whose trees wait for a later importer, the most
+recent files first: about 100 MB of trees (a LibCST tree takes about 1 KB a line). A run
+lints a folder in order, and a module is mostly imported by files near it."""
 
 Stamp = tuple[int, int] | str
 """What a module's text was read from: (mtime_ns, size) on disk, or an editor's text."""
@@ -73,7 +74,8 @@ class ProjectIndex:
     _texts: dict[Path, str] = field(default_factory=dict)
     _running: list[Path] = field(default_factory=list)
     _checked: set[Path] = field(default_factory=set)  # found current since the last refresh
-    _linted: dict[Path, tuple[str, cst.Module]] = field(default_factory=dict)  # KEPT_TREES
+    _linted: dict[Path, tuple[str, cst.Module, int]] = field(default_factory=dict)  # KEPT_LINES
+    _linted_lines: int = 0
 
     def importer_for(self, path: Path) -> FileImporter:
         """What the analysis of ``path`` asks for the modules it imports."""
@@ -163,17 +165,29 @@ class ProjectIndex:
 
     def parse(self, path: Path, source: str) -> cst.Module:
         """The module of ``path`` parsed from ``source``: the tree an importer had parsed
-        already, or a new one kept for importers still to come (only the last ``KEPT_TREES``
-        wait, so a module imported long after it was linted is parsed again)."""
+        already, or a new one kept for importers still to come (only the last ``KEPT_LINES``
+        lines wait, so a module imported long after it was linted is parsed again)."""
         path = Path(os.path.abspath(path))
         entry = self._entries.get(path)
         if entry is not None and entry.scope is not None and entry.text == source:
             return entry.scope.module
         module = cst.parse_module(source)
-        self._linted[path] = (source, module)
-        if len(self._linted) > KEPT_TREES:
-            del self._linted[next(iter(self._linted))]
+        self._keep(path, source, module)
         return module
+
+    def _keep(self, path: Path, source: str, module: cst.Module) -> None:
+        self._drop(path)
+        lines = source.count("\n") + 1
+        self._linted[path] = (source, module, lines)
+        self._linted_lines += lines
+        while self._linted_lines > KEPT_LINES and len(self._linted) > 1:
+            self._drop(next(iter(self._linted)))
+
+    def _drop(self, path: Path) -> tuple[str, cst.Module, int] | None:
+        kept = self._linted.pop(path, None)
+        if kept is not None:
+            self._linted_lines -= kept[2]
+        return kept
 
     def _parse(self, path: Path) -> tuple[cst.Module | None, str, str | None]:
         """The module in ``path`` (None when it cannot be had), the digest of its bytes and
@@ -189,7 +203,7 @@ class ProjectIndex:
             source, digest = decode_source(data)[0], content_digest(data)
         if source is None or complexity_problem(source) is not None:
             return None, digest, None
-        kept = self._linted.pop(path, None)
+        kept = self._drop(path)
         if kept is not None and kept[0] == source:
             return kept[1], digest, source
         try:

@@ -65,6 +65,21 @@ def test_a_module_linted_before_a_file_imports_it_is_parsed_once(
     assert scope.env.get("device").kind is Kind.DEVICE
 
 
+def test_linted_trees_wait_for_importers_up_to_a_number_of_lines(
+    root: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(project_index, "KEPT_LINES", 5)
+    index = index_of(root)
+    for name in ("near", "far"):
+        (root / f"{name}.py").write_text(CONFIG)  # 3 lines as counted
+    index.importer_for(root / "far.py").parse(CONFIG)
+    index.importer_for(root / "near.py").parse(CONFIG)  # 6 lines: `far` is let go
+    index.importer_for(root / "train.py").module("near", 0)
+    assert len(parsed) == 2
+    index.importer_for(root / "train.py").module("far", 0)
+    assert len(parsed) == 3
+
+
 def test_an_import_cycle_ends_and_the_module_in_the_cycle_is_seen_from_outside(root: Path) -> None:
     (root / "a.py").write_text("from b import g\n\ndef f():\n    return g()\n")
     (root / "b.py").write_text("from a import f\n\ndef g():\n    return f()\n")
