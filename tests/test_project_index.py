@@ -10,6 +10,8 @@ import pytest
 
 from devlint import project_index
 from devlint.config import Settings
+from devlint.core.analysis import analyse
+from devlint.core.lattice import Concrete
 from devlint.core.values import Kind
 from devlint.project import Project
 from devlint.project_index import ProjectIndex
@@ -81,13 +83,46 @@ def test_linted_trees_wait_for_importers_up_to_a_number_of_lines(
 
 
 def test_an_import_cycle_ends_and_the_module_in_the_cycle_is_seen_from_outside(root: Path) -> None:
-    (root / "a.py").write_text("from b import g\n\ndef f():\n    return g()\n")
-    (root / "b.py").write_text("from a import f\n\ndef g():\n    return f()\n")
+    """Names the top levels use (``G = g``) are imported as each module runs: ``b`` runs
+    inside ``a`` and finds ``a`` still running."""
+    (root / "a.py").write_text("from b import g\n\nG = g\n\ndef f():\n    return g()\n")
+    (root / "b.py").write_text("from a import f\n\nF = f\n\ndef g():\n    return f()\n")
     scope = index_of(root).importer_for(root / "main.py").module("a", 0)
     assert scope is not None and scope.env.get("f").kind is Kind.FUNCTION
     b = scope.env.get("g").ref.home
     assert b.name == "b.py"
     assert b.env.get("f").ref == "a.f"  # `a` was still running: a name from outside, as before
+
+
+def test_functions_of_two_files_that_call_each_other_see_each_other(root: Path) -> None:
+    """Names only functions read are looked up when asked for: both modules have run."""
+    (root / "a.py").write_text("from b import g\n\ndef f():\n    return g()\n")
+    (root / "b.py").write_text("from a import f\n\ndef g():\n    return f()\n")
+    a = index_of(root).importer_for(root / "main.py").module("a", 0)
+    b = a.member("g").ref.home
+    assert b.name == "b.py"
+    assert b.member("f").ref is a.env.get("f").ref
+
+
+def test_a_name_only_a_function_reads_waits_until_the_function_runs(
+    root: Path, parsed: list[str]
+) -> None:
+    train = cst.parse_module("from helpers import zeros\n\ny = zeros()\n")
+    call = train.body[1].body[0].value
+    (root / "config.py").write_text(CONFIG)
+    helpers = (
+        "import torch\nfrom config import device\n\n"
+        "def zeros():\n    return torch.zeros(3, device=device)\n"
+    )
+    (root / "helpers.py").write_text(helpers)
+    parsed.clear()
+    importer = index_of(root).importer_for(root / "train.py")
+    assert importer.module("helpers", 0) is not None
+    assert parsed == [helpers]
+    facts = analyse(train, Settings(), importer)
+    assert parsed == [helpers, CONFIG]
+    assert facts.values[call].device == Concrete("cuda")
+    assert {path.name for path, _ in importer.uses()} == {"helpers.py", "config.py"}
 
 
 def test_what_is_not_a_project_file_stays_unknown(root: Path) -> None:

@@ -211,7 +211,8 @@ class Functions(Part):
         return elsewhere < MAX_DEPTH_ELSEWHERE
 
     def bind_parameters(self, info: FunctionInfo, args: Args | None, receiver: Value | None) -> Env:
-        env = Env(parent=info.closure)
+        home = info.home
+        env = Env(parent=home.globals_for(info.node, info.closure) if home else info.closure)
         params = info.node.params
         ordered = [*params.posonly_params, *params.params]
         if receiver is not None and ordered and not _is_staticmethod(info.node):

@@ -34,7 +34,10 @@ class ModuleScope:
     env: Env = field(default_factory=Env)
     submodule: Callable[[str], ModuleScope | None] = lambda name: None
     deferred: dict[str, Callable[[], Value]] = field(default_factory=dict)
-    """Names imported only to be handed on, looked up when first read (``core.reexports``)."""
+    """Imported names its top level never reads, looked up when first read
+    (``core.deferred_imports``)."""
+    read_by: dict[cst.FunctionDef, frozenset[str]] = field(default_factory=dict)
+    """The deferred names each of its functions (not nested in another) reads."""
     _positions: Positions | None = field(default=None, init=False, repr=False)
 
     def member(self, name: str) -> Value | None:
@@ -52,6 +55,15 @@ class ModuleScope:
             value = self.deferred.pop(name)()  # popped first: a re-export cycle is unbound
             self.env.update(name, value)
         return value
+
+    def globals_for(self, function: cst.FunctionDef, closure: Env) -> Env:
+        """What a running function of this module sees outside its own names: ``closure``,
+        under the deferred imports it reads, looked up now."""
+        names = self.read_by.get(function)
+        if not names:
+            return closure
+        found = {name: self.bound(name) for name in names}
+        return Env({name: value for name, value in found.items() if value is not None}, closure)
 
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line of one of this module's nodes; None for a node of another module."""

@@ -11,6 +11,7 @@ import libcst as cst
 from devlint.core import torch_model
 from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.calls import MOVES
+from devlint.core.deferred_imports import DeferredImports, deferred_imports
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
@@ -25,7 +26,6 @@ from devlint.core.guards import (
 )
 from devlint.core.imports import ModuleScope, imported_name, module_value, project_module
 from devlint.core.lattice import CPU, UNKNOWN, Concrete, is_known
-from devlint.core.reexports import reexported_names
 from devlint.core.scopes import ClassInfo
 from devlint.core.state import AnalysisState, Part, Parts
 from devlint.core.syntax import (
@@ -94,7 +94,7 @@ class Flow(Part):
         self.loops: list[_Loop] = []
         self.frames: list[Frame] = []  # functions being analysed, innermost last
         self._tests: dict[cst.BaseExpression, _TestFacts] = {}
-        self._reexports: dict[cst.ImportFrom, frozenset[str]] | None = None
+        self._deferred: DeferredImports | None = None
 
     def connect(self, parts: Parts) -> None:
         super().connect(parts)
@@ -304,7 +304,7 @@ class Flow(Part):
             return env
         base = dotted_name(statement.module) if statement.module is not None else None
         level = len(statement.relative)
-        deferred = self._reexported(statement)
+        deferred = self._waiting(statement)
         for alias in statement.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else None
             if name is None:
@@ -331,14 +331,16 @@ class Flow(Part):
                 env.set(local, value)
         return env
 
-    def _reexported(self, statement: cst.ImportFrom) -> frozenset[str]:
-        """Names this import only hands on to importers, when another file's top level runs
-        for them (``core.reexports``); none in the file analysed."""
-        if self.state.home is None:
+    def _waiting(self, statement: cst.ImportFrom) -> frozenset[str]:
+        """Names of this import that can wait until read, when another file's top level runs
+        for its importers (``core.deferred_imports``); none in the file analysed."""
+        home = self.state.home
+        if home is None:
             return frozenset()
-        if self._reexports is None:
-            self._reexports = reexported_names(self.state.home.module)
-        return self._reexports.get(statement, frozenset())
+        if self._deferred is None:
+            self._deferred = deferred_imports(home.module)
+            home.read_by = self._deferred.read_by
+        return self._deferred.names.get(statement, frozenset())
 
     def _delete(self, statement: cst.Del, env: Env) -> Env:
         targets = statement.target
