@@ -77,6 +77,11 @@ class ProjectIndex:
     _linted: dict[Path, tuple[str, cst.Module, int]] = field(default_factory=dict)  # KEPT_LINES
     _linted_lines: int = 0
 
+    @property
+    def modules_run(self) -> int:
+        """How many modules the index has read and run (whether or not now in view)."""
+        return len(self._entries)
+
     def importer_for(self, path: Path) -> FileImporter:
         """What the analysis of ``path`` asks for the modules it imports."""
         return FileImporter(self, Path(os.path.abspath(path)))

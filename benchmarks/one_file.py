@@ -1,0 +1,114 @@
+"""What one file costs when nothing else of its project was looked at yet: a
+``devlint check train.py`` or pre-commit run on one changed file, a flake8
+process's first file, an editor opening a file.
+
+Usage::
+
+    python benchmarks/one_file.py ROOT [--per-project 5] [--repeat 1] [--json FILE]
+
+``ROOT`` holds one project per folder (the precision corpus). From each
+project, ``--per-project`` files that mention torch are drawn (a fixed seed,
+so runs compare); each is linted in view of its project through a fresh
+project index, so every module it imports is read, parsed and run, and its
+own parse is timed beside it, best of ``--repeat``. Reported: the lint time
+over the parse time, summed and per file, and how many modules the index ran.
+A script, not a test: wall-clock numbers depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import libcst as cst
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from devlint.config import DEFAULT_SETTINGS
+from devlint.engine import lint_source
+from devlint.project import Project, project_root
+from devlint.project_index import ProjectIndex
+
+SEED = 7
+
+
+def sample(root: Path, per_project: int) -> list[Path]:
+    """``per_project`` files mentioning torch from each project folder of ``root``."""
+    chosen: list[Path] = []
+    for project in sorted(path for path in root.iterdir() if path.is_dir()):
+        files = sorted(
+            path
+            for path in project.rglob("*.py")
+            if path.is_file() and ".git" not in path.parts and "torch" in _text(path)
+        )
+        random.Random(SEED).shuffle(files)
+        chosen += files[:per_project]
+    return chosen
+
+
+def _text(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", "replace")
+
+
+def best(work, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def measure(path: Path, repeat: int) -> dict[str, object] | None:
+    text = _text(path)
+    try:
+        cst.parse_module(text)
+    except Exception:  # not Python LibCST can read: not a file this measures
+        return None
+    modules: list[int] = []
+
+    def lint() -> None:
+        index = ProjectIndex(Project(project_root(path)), DEFAULT_SETTINGS)
+        lint_source(text, str(path), importer=index.importer_for(path))
+        modules.append(index.modules_run)
+
+    parse = best(lambda: cst.parse_module(text), repeat)
+    linted = best(lint, repeat)
+    return {"file": str(path), "parse_s": parse, "lint_s": linted, "modules": modules[0]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--per-project", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    measured = [measure(path, args.repeat) for path in sample(args.root, args.per_project)]
+    rows = [row for row in measured if row is not None]
+    if not rows:
+        print("no files")
+        return 1
+    parse = sum(row["parse_s"] for row in rows)
+    lint = sum(row["lint_s"] for row in rows)
+    ratios = [row["lint_s"] / row["parse_s"] for row in rows]
+    for row in sorted(rows, key=lambda row: row["lint_s"])[-5:]:
+        print(f"{row['lint_s']:7.2f} s {row['modules']:5d} modules  {row['file']}")
+    print(
+        f"{len(rows)} files: lint {lint:.1f} s against their own parse {parse:.1f} s "
+        f"({lint / parse:.2f}); median file {statistics.median(ratios):.2f}; "
+        f"modules run {sum(row['modules'] for row in rows)}"
+    )
+    if args.json:
+        report = {"files": rows, "lint_s": lint, "parse_s": parse}
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
