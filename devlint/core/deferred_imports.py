@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -33,32 +32,33 @@ _BLOCKS = (
 )
 
 
-@dataclass
-class DeferredImports:
-    """What of a module's imports can wait."""
-
-    names: dict[cst.ImportFrom, frozenset[str]] = field(default_factory=dict)
-    """For each top-level ``from … import …``, the local names that can wait."""
-    read_by: dict[cst.FunctionDef, frozenset[str]] = field(default_factory=dict)
-    """For each function not nested in another, the waiting names its body mentions."""
-
-
-def deferred_imports(module: cst.Module) -> DeferredImports:
-    """The ``from … import …`` names at the module's top level (inside ``if``, ``try`` and
-    ``with`` blocks too, never in a function or class) that nothing outside function
-    bodies mentions again; torch's own names never wait."""
+def deferred_imports(module: cst.Module) -> dict[cst.ImportFrom, frozenset[str]]:
+    """For each ``from … import …`` at the module's top level (inside ``if``, ``try`` and
+    ``with`` blocks too, never in a function or class), the local names nothing outside
+    function bodies mentions again; torch's own names never wait."""
     imports = [node for node in _top_level_imports(module.body) if not _from_torch(node)]
     if not imports:
-        return DeferredImports()
-    outside, bodies = _mentions(module)
-    names = {}
+        return {}
+    outside = _mentions_outside_functions(module)
+    found: dict[cst.ImportFrom, frozenset[str]] = {}
     for statement in imports:
         waiting = frozenset(local for local in _local_names(statement) if outside[local] == 1)
         if waiting:
-            names[statement] = waiting
-    every = frozenset().union(*names.values()) if names else frozenset()
-    read_by = {function: every & mentioned for function, mentioned in bodies.items()}
-    return DeferredImports(names, {function: read for function, read in read_by.items() if read})
+            found[statement] = waiting
+    return found
+
+
+def mentioned_names(function: cst.FunctionDef) -> set[str]:
+    """Every spelling a ``Name`` in the function's body has."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            names.add(node.value)
+        else:
+            stack.extend(child_nodes(node))
+    return names
 
 
 def _from_torch(statement: cst.ImportFrom) -> bool:
@@ -94,24 +94,17 @@ def _local_names(statement: cst.ImportFrom) -> list[str]:
     return names
 
 
-def _mentions(module: cst.Module) -> tuple[Counter[str], dict[cst.FunctionDef, set[str]]]:
+def _mentions_outside_functions(module: cst.Module) -> Counter[str]:
     """How often each spelling appears as a ``Name`` outside function bodies (attributes,
-    parameters, decorators and keywords included: any mention keeps an import eager), and
-    the spellings inside the body of each function not nested in another."""
+    parameters, decorators and keywords included: any mention keeps an import eager)."""
     outside: Counter[str] = Counter()
-    bodies: dict[cst.FunctionDef, set[str]] = {}
-    stack: list[tuple[cst.CSTNode, set[str] | None]] = [(module, None)]
+    stack: list[cst.CSTNode] = [module]
     while stack:
-        node, body = stack.pop()
+        node = stack.pop()
         if type(node) is cst.Name:
-            if body is None:
-                outside[node.value] += 1
-            else:
-                body.add(node.value)
-        elif body is None and type(node) is cst.FunctionDef:
-            body = bodies[node] = set()
-            stack.append((node.body, body))
-            stack.extend((child, None) for child in child_nodes(node) if child is not node.body)
+            outside[node.value] += 1
+        elif type(node) is cst.FunctionDef:
+            stack.extend(child for child in child_nodes(node) if child is not node.body)
         else:
-            stack.extend((child, body) for child in child_nodes(node))
-    return outside, bodies
+            stack.extend(child_nodes(node))
+    return outside

@@ -16,6 +16,7 @@ from typing import Protocol
 import libcst as cst
 
 from devlint.core.binder import Env
+from devlint.core.deferred_imports import mentioned_names
 from devlint.core.positions import NotInModule, Positions
 from devlint.core.values import UNKNOWN_VALUE, Kind, Value
 
@@ -36,8 +37,9 @@ class ModuleScope:
     deferred: dict[str, Callable[[], Value]] = field(default_factory=dict)
     """Imported names its top level never reads, looked up when first read
     (``core.deferred_imports``)."""
-    read_by: dict[cst.FunctionDef, frozenset[str]] = field(default_factory=dict)
-    """The deferred names each of its functions (not nested in another) reads."""
+    waiting: frozenset[str] = frozenset()
+    """Every name ever deferred, looked up since or not."""
+    _read_by: dict[cst.FunctionDef, frozenset[str]] = field(default_factory=dict, repr=False)
     _positions: Positions | None = field(default=None, init=False, repr=False)
 
     def member(self, name: str) -> Value | None:
@@ -59,7 +61,11 @@ class ModuleScope:
     def globals_for(self, function: cst.FunctionDef, closure: Env) -> Env:
         """What a running function of this module sees outside its own names: ``closure``,
         under the deferred imports it reads, looked up now."""
-        names = self.read_by.get(function)
+        if not self.waiting:
+            return closure
+        names = self._read_by.get(function)
+        if names is None:
+            names = self._read_by[function] = self.waiting & mentioned_names(function)
         if not names:
             return closure
         found = {name: self.bound(name) for name in names}

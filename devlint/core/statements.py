@@ -11,7 +11,7 @@ import libcst as cst
 from devlint.core import torch_model
 from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.calls import MOVES
-from devlint.core.deferred_imports import DeferredImports, deferred_imports
+from devlint.core.deferred_imports import deferred_imports
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.filled_defaults import keep_filled_default
 from devlint.core.flags import Flag, flag_of
@@ -94,7 +94,7 @@ class Flow(Part):
         self.loops: list[_Loop] = []
         self.frames: list[Frame] = []  # functions being analysed, innermost last
         self._tests: dict[cst.BaseExpression, _TestFacts] = {}
-        self._deferred: DeferredImports | None = None
+        self._deferred: dict[cst.ImportFrom, frozenset[str]] | None = None
 
     def connect(self, parts: Parts) -> None:
         super().connect(parts)
@@ -304,7 +304,8 @@ class Flow(Part):
             return env
         base = dotted_name(statement.module) if statement.module is not None else None
         level = len(statement.relative)
-        deferred = self._waiting(statement)
+        folders = tuple(self.state.search_folders)
+        home, deferred = self.state.home, self._waiting(statement)
         for alias in statement.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else None
             if name is None:
@@ -314,21 +315,11 @@ class Flow(Part):
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
                 else name
             )
-            if local in deferred and self.state.home is not None:
-                folders = tuple(self.state.search_folders)
-                lookup = partial(imported_name, self.state.importer, folders, base, level, name)
-                self.state.home.deferred[local] = lookup
-                env.delete(local)
+            lookup = partial(imported_name, self.state.importer, folders, base, level, name)
+            if home is not None and local in deferred:
+                home.deferred[local] = lookup  # looked up when read
             else:
-                value = imported_name(
-                    self.state.importer,
-                    tuple(self.state.search_folders),
-                    base,
-                    level,
-                    name,
-                    self.state.note_import,
-                )
-                env.set(local, value)
+                env.set(local, lookup(self.state.note_import))
         return env
 
     def _waiting(self, statement: cst.ImportFrom) -> frozenset[str]:
@@ -339,8 +330,8 @@ class Flow(Part):
             return frozenset()
         if self._deferred is None:
             self._deferred = deferred_imports(home.module)
-            home.read_by = self._deferred.read_by
-        return self._deferred.names.get(statement, frozenset())
+            home.waiting = frozenset().union(*self._deferred.values())
+        return self._deferred.get(statement, frozenset())
 
     def _delete(self, statement: cst.Del, env: Env) -> Env:
         targets = statement.target
