@@ -3,8 +3,9 @@ run once per process, and again only when it or a module it imports changes.
 
 The analysis of one file asks its ``FileImporter`` for the modules it imports;
 the index finds their files (``devlint.project``), runs their top level
-(``core.analysis.summarise``) and keeps the result; a name a module only re-exports
-is looked up, and its module run, when an importer first reads it. A module that cannot be
+(``core.analysis.summarise``) and keeps the result; an imported name a module's top
+level never reads is looked up, and its module run, only when an importer reads it or a
+function reading it runs. A module that cannot be
 read, decoded or parsed, is too complex, or is being imported in a cycle is
 not in view: the import stays unknown, as a third-party one does. Editors
 hand the index the text of unsaved buffers (``set_text``).

@@ -48,8 +48,9 @@ def summarise(scope: ModuleScope, settings: Settings, importer: Importer | None)
 
     What its code reports belongs to its own analysis; here it only says what its
     names are bound to: classes with what ``__init__`` registers, functions to run
-    at each call, module-level devices. Names it only re-exports are looked up when an
-    importer reads them (``scope.deferred``).
+    at each call, module-level devices. Imported names its top level never reads (a
+    re-export, a name only its functions read) are looked up when an importer reads them
+    or such a function runs (``scope.deferred``, ``core.deferred_imports``).
     """
     state = AnalysisState(
         scope.module, frozenset(settings.device_names), importer=importer, home=scope
