@@ -289,6 +289,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run one devlint pass under cProfile, print top 25 cumulative",
     )
+    parser.add_argument(
+        "--python-gc",
+        action="store_true",
+        help="keep Python's collector thresholds (default: devlint check's, for every "
+        "pass, the parse floor included)",
+    )
     parser.add_argument("--json", metavar="OUT", help="write the numbers as JSON to OUT")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -309,6 +315,10 @@ def main(argv: list[str] | None = None) -> int:
         from devlint.rules import all_rules  # imported fine if the engine did
 
         n_rules = len(all_rules())
+        if not args.python_gc:  # as `devlint check` runs, which the targets are about
+            from devlint import gc_thresholds
+
+            gc_thresholds.for_whole_process()
 
     def parse(source: Source) -> None:
         cst.parse_module(source.text)
@@ -335,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"python {platform.python_version()} ({platform.python_implementation()}), "
-        f"libcst {_libcst_version()}, each file's best of {args.repeat} (collections averaged)"
+        f"libcst {_libcst_version()}, each file's best of {args.repeat} (collections averaged), "
+        f"collector thresholds {gc.get_threshold()}"
     )
     print(
         f"files: {len(files)} found, {len(sources)} measured, "
@@ -418,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         result: dict[str, object] = {
             "python": platform.python_version(),
             "libcst": _libcst_version(),
+            "collector_thresholds": list(gc.get_threshold()),
             "repeat": args.repeat,
             "paths": args.paths,
             "files_found": len(files),

@@ -21,6 +21,7 @@ from devlint.core.events import FILE_LAYOUT, Layout
 from devlint.core.positions import NotInModule
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
+from devlint.gc_thresholds import fewer_collections
 from devlint.limits import complexity_problem
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
 from devlint.project import Project, is_test_module
@@ -109,6 +110,18 @@ def lint_report(
     (``project_importer``); without one, what the file imports is unknown.
     ``layout`` says what the user sees of ``source`` (a notebook's cells).
     """
+    with fewer_collections():  # the trees this keeps are long-lived
+        return _lint_report(source, path, settings, honour_noqa, importer, layout)
+
+
+def _lint_report(
+    source: str,
+    path: str,
+    settings: Settings,
+    honour_noqa: bool,
+    importer: FileImporter | None,
+    layout: Layout,
+) -> LintReport:
     rules = [rule() for rule in all_rules() if _enabled(rule, settings, path)]
     if not rules or "torch" not in source:
         return LintReport()

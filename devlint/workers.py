@@ -21,6 +21,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from devlint import gc_thresholds
 from devlint.cache import LintFile, ResultCache, lint_file_cached
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
@@ -102,7 +103,7 @@ def _run_in_pool(
     chunks = [range(start, min(start + size, len(files))) for start in range(0, len(files), size)]
     results: dict[int, T] = {}
     unfinished: list[int] = []
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=ignore_interrupts)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=start_worker)
     try:
         futures: list[tuple[Future[list[T]] | None, range]] = []
         for chunk in chunks:
@@ -123,9 +124,12 @@ def _run_in_pool(
     return results, unfinished
 
 
-def ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the main process, which stops them without tracebacks."""
+def start_worker() -> None:
+    """Workers leave Ctrl-C to the main process, which stops them without tracebacks,
+    and lint at devlint's collector thresholds (set again: a spawned worker starts
+    at Python's)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc_thresholds.for_whole_process()
 
 
 def _run_chunk(work: Callable[[Path], T], files: list[Path]) -> list[T]:
@@ -244,7 +248,7 @@ class _Solo:
 
 
 def _solo_worker(connection: Connection, work: Callable[[Path], object]) -> None:
-    ignore_interrupts()
+    start_worker()
     with connection:
         while (path := connection.recv()) is not None:
             connection.send(work(path))

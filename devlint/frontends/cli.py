@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from devlint import __version__
+from devlint import __version__, gc_thresholds
 from devlint.cache import Linted, ResultCache, default_cache_dir
 from devlint.codes import unknown_code
 from devlint.config import ConfigError, Settings, load_settings, load_settings_file
@@ -265,6 +265,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.statistics and args.format != "text":
         raise UsageError("--statistics works with --format text only")
     settings = _settings(args)
+    gc_thresholds.for_whole_process()  # this process (and its forked workers) only lints
     try:
         paths = [Path(path) for path in args.paths if path != STDIN]
         entries = list(iter_source_files(paths, _exclusions(settings)))
