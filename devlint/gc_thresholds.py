@@ -8,11 +8,11 @@ trees are acyclic and go with their last reference. On huggingface/peft's
 whole project that was a quarter of the lint (docs/performance.md). mypy runs
 at the same thresholds for the same reason.
 
-A process that hosts devlint (flake8, an editor's server) keeps its own
-thresholds: they are raised only while devlint lints. A process that only
-lints (``devlint check`` and its workers) keeps them raised between files too:
-putting them back after each file made the collector walk the kept trees at
-the next allocation.
+A process that hosts devlint (flake8, a program calling the engine) keeps its
+own thresholds: they are raised only while devlint lints. devlint's own
+processes (``devlint check``, its workers, ``devlint lsp``) only lint and keep
+them raised between files too: putting them back after each file made the
+collector walk the kept trees at the next allocation.
 """
 
 from __future__ import annotations

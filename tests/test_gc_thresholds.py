@@ -104,3 +104,17 @@ def test_devlint_check_keeps_them_raised_for_the_whole_process(tmp_path: Path):
 def test_a_worker_starts_at_raised_thresholds():
     code = "from devlint.workers import start_worker\nstart_worker()"
     assert _thresholds_after(code) == LINTING_THRESHOLDS
+
+
+def test_the_language_server_keeps_them_raised_for_the_whole_process():
+    code = (
+        "from devlint.frontends import lsp\n"
+        "class Quiet:\n"
+        "    def start_io(self, stdin, stdout):\n"
+        "        pass\n"
+        "lsp.create_server = Quiet\n"
+        "lsp.serve()\n"
+        "import sys\n"
+        "sys.stdout = sys.__stdout__"
+    )
+    assert _thresholds_after(code) == LINTING_THRESHOLDS

@@ -62,7 +62,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 
-from devlint import __version__
+from devlint import __version__, gc_thresholds
 from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
 from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
 from devlint.engine import LintReport, lint_report
@@ -789,6 +789,7 @@ def create_server() -> DevlintLanguageServer:
 
 def serve() -> int:
     """Run the server on stdin/stdout until the client says exit."""
+    gc_thresholds.for_whole_process()  # this process only lints, and holds the workspace's trees
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol stream
     logging.basicConfig(
