@@ -115,7 +115,7 @@ def _operands(node: cst.CSTNode) -> list[cst.CSTNode]:
         return [node.expression]
     if isinstance(node, (cst.Integer, cst.Float)):
         return []
-    return list(node.children)
+    return child_nodes(node)
 
 
 def is_device_name(name: str, extra: frozenset[str]) -> bool:
@@ -215,7 +215,7 @@ def _is_attribute_of(target: cst.BaseExpression, owner: str) -> bool:
 def _suites(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
     """The bodies of a compound statement: if/elif/else, loops, try/except/finally, with."""
     suites: list[cst.BaseSuite] = []
-    for child in statement.children:
+    for child in child_nodes(statement):
         if isinstance(child, cst.BaseSuite):
             suites.append(child)
         elif isinstance(child, cst.If | cst.Else | cst.ExceptHandler | cst.Finally):
@@ -259,13 +259,14 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
 def descendants(
     node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool] = lambda node: True
 ) -> Iterator[cst.CSTNode]:
-    """Every node under ``node``, not below the nodes ``enter`` refuses."""
-    stack = list(node.children)
+    """Every node of code under ``node``, not below the nodes ``enter`` refuses (whitespace,
+    operators and punctuation left out, as in ``child_nodes``)."""
+    stack = child_nodes(node)
     while stack:
         current = stack.pop()
         yield current
         if enter(current):
-            stack.extend(current.children)
+            stack.extend(child_nodes(current))
 
 
 def names_a_device(module: cst.Module) -> bool:
