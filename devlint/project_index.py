@@ -30,10 +30,17 @@ from devlint.reading import content_digest, read_regular_file
 MAX_IMPORT_CHAIN = 12
 """Modules whose top levels run one inside another (a imports b imports c…); deeper is unknown."""
 
-KEPT_LINES = 100_000
+KEPT_LINES = 20_000
 """Lines of the files parsed to be linted whose trees wait for a later importer, the most
-recent files first: about 100 MB of trees (a LibCST tree takes about 1 KB a line). A run
+recent files first: about 25 MB of trees (a LibCST tree takes about 1.3 KB a line). A run
 lints a folder in order, and a module is mostly imported by files near it."""
+
+HELD_LINES = 60_000
+"""Lines of trees the indexes of one process hold (about 2 KB a line with their analysis).
+When a file's lint starts past it, the indexes of other projects go, the least recently used
+first: a run lints one project after another, so it seldom comes back to one it left (and
+parses its modules again if it does). The index of the file's own project is never dropped:
+its modules are what its next files import."""
 
 Stamp = tuple[int, int] | str
 """What a module's text was read from: (mtime_ns, size) on disk, or an editor's text."""
@@ -49,11 +56,17 @@ def refresh_all() -> None:
 
 
 def index_of(project: Project, settings: Settings) -> ProjectIndex:
-    """This process's index of ``project`` (a run, a flake8 process, an editor session)."""
+    """This process's index of ``project`` (a run, a flake8 process, an editor session), at
+    the start of a file's lint: the indexes of other projects go while too many lines are held."""
     key = (project.root, settings)
-    if key not in _INDEXES:
-        _INDEXES[key] = ProjectIndex(project, settings)
-    return _INDEXES[key]
+    index = _INDEXES.pop(key, None) or ProjectIndex(project, settings)
+    _INDEXES[key] = index  # the least recently used first
+    held = sum(other.lines_held for other in _INDEXES.values())
+    for other_key in [other for other in _INDEXES if other != key]:
+        if held <= HELD_LINES:
+            break
+        held -= _INDEXES.pop(other_key).lines_held
+    return index
 
 
 @dataclass(eq=False)
@@ -63,6 +76,7 @@ class _Entry:
     imports: list[Path]  # project files its names came from (found when run, or when read)
     digest: str = ""  # of the bytes it was read from (``content_digest``)
     text: str | None = None  # what was parsed, so that linting the file itself can reuse it
+    lines: int = 0  # of the text parsed, when its tree is held
 
 
 @dataclass(eq=False)
@@ -77,6 +91,13 @@ class ProjectIndex:
     _checked: set[Path] = field(default_factory=set)  # found current since the last refresh
     _linted: dict[Path, tuple[str, cst.Module, int]] = field(default_factory=dict)  # KEPT_LINES
     _linted_lines: int = 0
+    _module_lines: int = 0  # of the modules in ``_entries``
+
+    @property
+    def lines_held(self) -> int:
+        """Lines of the trees the index holds: modules run for importers, and linted files
+        kept for importers still to come."""
+        return self._module_lines + self._linted_lines
 
     @property
     def modules_run(self) -> int:
@@ -112,8 +133,11 @@ class ProjectIndex:
             return None  # an import cycle, or a chain too long: unknown
         entry = self._entries.get(path)
         if entry is None or (path not in self._checked and not self._current(path, entry, set())):
+            if entry is not None:
+                self._module_lines -= entry.lines
             entry = self._summarise(path)
             self._entries[path] = entry
+            self._module_lines += entry.lines
         self._checked.add(path)
         return entry.scope
 
@@ -167,7 +191,8 @@ class ProjectIndex:
             return _Entry(None, stamp, importer.files, digest)
         finally:
             self._running.pop()
-        return _Entry(scope, stamp, importer.files, digest, text)
+        lines = 0 if text is None else text.count("\n") + 1
+        return _Entry(scope, stamp, importer.files, digest, text, lines)
 
     def parse(self, path: Path, source: str) -> cst.Module:
         """The module of ``path`` parsed from ``source``: the tree an importer had parsed

@@ -82,6 +82,33 @@ def test_linted_trees_wait_for_importers_up_to_a_number_of_lines(
     assert len(parsed) == 3
 
 
+@pytest.mark.parametrize(("held_lines", "kept"), [(3, True), (2, False)])
+def test_the_index_of_a_project_left_behind_goes_past_the_lines_held(
+    tmp_path: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch, held_lines: int, kept: bool
+) -> None:
+    """A run moves from project ``a`` to project ``b``: ``a``'s modules (3 lines) stay in
+    view while the lines held fit, and are parsed again when ``a`` comes back otherwise.
+    The index in use is never dropped, whatever it holds."""
+    monkeypatch.setattr(project_index, "_INDEXES", {})
+    monkeypatch.setattr(project_index, "HELD_LINES", held_lines)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "pyproject.toml").write_text("")
+        (tmp_path / name / "config.py").write_text(CONFIG)
+
+    def import_config(name: str) -> ProjectIndex:
+        index = project_index.index_of(Project(tmp_path / name), Settings())
+        index.importer_for(tmp_path / name / "train.py").module("config", 0)
+        return index
+
+    first = import_config("a")
+    assert import_config("b").lines_held == 3
+    again = import_config("a")
+    assert (again is first) is kept
+    assert len(parsed) == (2 if kept else 3)
+    assert again.lines_held == 3
+
+
 def test_an_import_cycle_ends_and_the_module_in_the_cycle_is_seen_from_outside(root: Path) -> None:
     """Names the top levels use (``G = g``) are imported as each module runs: ``b`` runs
     inside ``a`` and finds ``a`` still running."""
