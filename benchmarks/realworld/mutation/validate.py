@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 import shutil
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,10 @@ DEVICE_ERRORS = re.compile(
     )
 )
 """PyTorch's own words for the failures the kinds cause (the emulator raises the same text)."""
+
+ENVIRONMENT_ERRORS = re.compile(r"(ModuleNotFoundError|ImportError): ")
+"""A driver failing on an import the scorer's environment lacks (``einops``): a fact about
+this machine, not about the code, so never cached: installing the module is enough."""
 
 
 @dataclass
@@ -94,8 +99,14 @@ def read_cache(path: Path) -> dict[str, Outcome]:
             if line.strip():
                 entry = json.loads(line)
                 key = entry.pop("key")
-                found[key] = Outcome(**entry)
+                outcome = Outcome(**entry)
+                if _cacheable(outcome):  # entries from before environment failures were not
+                    found[key] = outcome
     return found
+
+
+def _cacheable(outcome: Outcome) -> bool:
+    return not ENVIRONMENT_ERRORS.match(outcome.error)
 
 
 def run(
@@ -123,19 +134,25 @@ def run(
     for _key, _source, tree, _path in todo:
         (tree / RESULT_NAME).unlink(missing_ok=True)
     done = [0]
+    environment: set[str] = set()
 
     def record(result: runner.Result) -> None:
         key, tree = result.job.key
         outcome = _outcome(result, tree / RESULT_NAME)
         cache[key] = outcome
-        with open(cache_path, "a") as out:
-            out.write(json.dumps({"key": key, **asdict(outcome)}) + "\n")
+        if _cacheable(outcome):
+            with open(cache_path, "a") as out:
+                out.write(json.dumps({"key": key, **asdict(outcome)}) + "\n")
+        else:
+            environment.add(outcome.error)
         done[0] += 1
         if progress:
             print(f"  ran {done[0]}/{len(jobs)}: {outcome.status} {tree.name}", flush=True)
 
     if jobs:
         runner.run_jobs(jobs, workers, timeout, record)
+    for error in sorted(environment):
+        print(f"warning: drivers failed on this machine, not cached: {error}", file=sys.stderr)
     return {r[0]: cache[r[0]] for r in requests}
 
 
