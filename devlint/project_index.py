@@ -1,5 +1,6 @@
 """The modules of a project as the files importing them see them: each read, parsed and
-run once per process, and again only when it or a module it imports changes.
+run once per process, and again only when it or a module it imports changes, or when the
+process let the project's index go to lint another (``HELD_LINES``).
 
 The analysis of one file asks its ``FileImporter`` for the modules it imports;
 the index finds their files (``devlint.project``), runs their top level
@@ -30,9 +31,9 @@ from devlint.reading import content_digest, read_regular_file
 MAX_IMPORT_CHAIN = 12
 """Modules whose top levels run one inside another (a imports b imports c…); deeper is unknown."""
 
-KEPT_LINES = 20_000
+KEPT_LINES = 100_000
 """Lines of the files parsed to be linted whose trees wait for a later importer, the most
-recent files first: about 25 MB of trees (a LibCST tree takes about 1.3 KB a line). A run
+recent files first: about 130 MB of trees (a LibCST tree takes about 1.3 KB a line). A run
 lints a folder in order, and a module is mostly imported by files near it."""
 
 HELD_LINES = 60_000
