@@ -11,7 +11,16 @@ project, ``--per-project`` files that mention torch are drawn (a fixed seed,
 so runs compare); each is linted in view of its project through a fresh
 project index, so every module it imports is read, parsed and run, and its
 own parse is timed beside it, best of ``--repeat``. Reported: the lint time
-over the parse time, summed and per file, and how many modules the index ran.
+over the parse time, summed and per file, how many modules the index ran, and
+how much of the lint was LibCST parsing (the file and the modules it imports).
+
+``--reload`` also answers what a cache of parsed trees between runs would
+save: each tree the lint parsed is pickled, then read back (``pickle.loads``)
+and checked against its text (``module.code == text``, what a loader must do
+before trusting a tree found in a folder anyone may have written), timed
+against parsing the same texts. Everything runs at devlint's collector
+thresholds, as ``devlint check`` does (before stop 30, at Python's).
+
 A script, not a test: wall-clock numbers depend on the machine and its load.
 """
 
@@ -19,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import random
 import statistics
 import sys
@@ -29,6 +39,7 @@ import libcst as cst
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from devlint import gc_thresholds, project_index
 from devlint.config import DEFAULT_SETTINGS
 from devlint.engine import lint_source
 from devlint.project import Project, project_root
@@ -64,22 +75,71 @@ def best(work, repeat: int) -> float:
     return min(times)
 
 
-def measure(path: Path, repeat: int) -> dict[str, object] | None:
+class ParseWatch:
+    """Stands in for ``libcst.parse_module`` in the index: times each parse, keeps the texts."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.texts: list[str] = []
+
+    def __call__(self, source: str) -> cst.Module:
+        start = time.perf_counter()
+        module = _PARSE(source)
+        self.seconds += time.perf_counter() - start
+        self.texts.append(source)
+        return module
+
+
+_PARSE = cst.parse_module
+
+
+def measure(path: Path, repeat: int, reload: bool) -> dict[str, object] | None:
     text = _text(path)
     try:
         cst.parse_module(text)
     except Exception:  # not Python LibCST can read: not a file this measures
         return None
     modules: list[int] = []
+    watches: list[ParseWatch] = []
 
     def lint() -> None:
-        index = ProjectIndex(Project(project_root(path)), DEFAULT_SETTINGS)
-        lint_source(text, str(path), importer=index.importer_for(path))
+        watch = ParseWatch()
+        project_index.cst.parse_module = watch
+        try:
+            index = ProjectIndex(Project(project_root(path)), DEFAULT_SETTINGS)
+            lint_source(text, str(path), importer=index.importer_for(path))
+        finally:
+            project_index.cst.parse_module = _PARSE
         modules.append(index.modules_run)
+        watches.append(watch)
 
     parse = best(lambda: cst.parse_module(text), repeat)
     linted = best(lint, repeat)
-    return {"file": str(path), "parse_s": parse, "lint_s": linted, "modules": modules[0]}
+    row = {
+        "file": str(path),
+        "parse_s": parse,
+        "lint_s": linted,
+        "modules": modules[0],
+        "parsing_in_lint_s": min(watch.seconds for watch in watches),
+    }
+    if reload:
+        row.update(reread(watches[0].texts, repeat))
+    return row
+
+
+def reread(texts: list[str], repeat: int) -> dict[str, float]:
+    """Parsing ``texts`` against reading their pickled trees back and checking them."""
+    pickled = [pickle.dumps(cst.parse_module(text), protocol=5) for text in texts]
+
+    def load() -> None:
+        for data, text in zip(pickled, texts, strict=True):
+            if pickle.loads(data).code != text:
+                raise AssertionError("a tree read back does not give its text")
+
+    return {
+        "reparse_s": best(lambda: [cst.parse_module(text) for text in texts], repeat),
+        "reload_s": best(load, repeat),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,8 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-project", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--reload", action="store_true", help="time pickled trees read back")
     args = parser.parse_args(argv)
-    measured = [measure(path, args.repeat) for path in sample(args.root, args.per_project)]
+    gc_thresholds.for_whole_process()  # as `devlint check` runs
+    measured = [
+        measure(path, args.repeat, args.reload) for path in sample(args.root, args.per_project)
+    ]
     rows = [row for row in measured if row is not None]
     if not rows:
         print("no files")
@@ -104,6 +168,15 @@ def main(argv: list[str] | None = None) -> int:
         f"({lint / parse:.2f}); median file {statistics.median(ratios):.2f}; "
         f"modules run {sum(row['modules'] for row in rows)}"
     )
+    parsing = sum(row["parsing_in_lint_s"] for row in rows)
+    print(f"LibCST parsing inside the lints: {parsing:.1f} s ({parsing / lint:.0%} of them)")
+    if args.reload:
+        reparse = sum(row["reparse_s"] for row in rows)
+        reload = sum(row["reload_s"] for row in rows)
+        print(
+            f"the same trees parsed again {reparse:.1f} s; pickled trees read back and "
+            f"checked {reload:.1f} s ({reload / reparse:.2f} of parsing)"
+        )
     if args.json:
         report = {"files": rows, "lint_s": lint, "parse_s": parse}
         args.json.write_text(json.dumps(report, indent=1))
