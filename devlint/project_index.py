@@ -56,12 +56,16 @@ def refresh_all() -> None:
         index.refresh()
 
 
-def index_of(project: Project, settings: Settings) -> ProjectIndex:
+def index_of(project: Project, settings: Settings, let_others_go: bool = True) -> ProjectIndex:
     """This process's index of ``project`` (a run, a flake8 process, an editor session), at
-    the start of a file's lint: the indexes of other projects go while too many lines are held."""
+    the start of a file's lint: the indexes of other projects go while too many lines are held,
+    unless ``let_others_go`` is false (an editor, where the user moves between the projects
+    of a workspace and each lint after a move would pay for its imports again)."""
     key = (project.root, settings)
     index = _INDEXES.pop(key, None) or ProjectIndex(project, settings)
     _INDEXES[key] = index  # the least recently used first
+    if not let_others_go:
+        return index
     held = sum(other.lines_held for other in _INDEXES.values())
     for other_key in [other for other in _INDEXES if other != key]:
         if held <= HELD_LINES:

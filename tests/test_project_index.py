@@ -82,13 +82,20 @@ def test_linted_trees_wait_for_importers_up_to_a_number_of_lines(
     assert len(parsed) == 3
 
 
-@pytest.mark.parametrize(("held_lines", "kept"), [(3, True), (2, False)])
+@pytest.mark.parametrize(
+    ("held_lines", "let_others_go", "kept"), [(3, True, True), (2, True, False), (2, False, True)]
+)
 def test_the_index_of_a_project_left_behind_goes_past_the_lines_held(
-    tmp_path: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch, held_lines: int, kept: bool
+    tmp_path: Path,
+    parsed: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    held_lines: int,
+    let_others_go: bool,
+    kept: bool,
 ) -> None:
     """A run moves from project ``a`` to project ``b``: ``a``'s modules (3 lines) stay in
     view while the lines held fit, and are parsed again when ``a`` comes back otherwise.
-    The index in use is never dropped, whatever it holds."""
+    The index in use is never dropped, whatever it holds; an editor keeps every index."""
     monkeypatch.setattr(project_index, "_INDEXES", {})
     monkeypatch.setattr(project_index, "HELD_LINES", held_lines)
     for name in ("a", "b"):
@@ -97,7 +104,7 @@ def test_the_index_of_a_project_left_behind_goes_past_the_lines_held(
         (tmp_path / name / "config.py").write_text(CONFIG)
 
     def import_config(name: str) -> ProjectIndex:
-        index = project_index.index_of(Project(tmp_path / name), Settings())
+        index = project_index.index_of(Project(tmp_path / name), Settings(), let_others_go)
         index.importer_for(tmp_path / name / "train.py").module("config", 0)
         return index
 

@@ -272,7 +272,7 @@ class DevlintLanguageServer(LanguageServer):
         with self.lint_lock:
             if path is None:  # an unsaved, untitled buffer: no project
                 return lint(uri, None), set()
-            index = index_of(Project.of(Path(path)), settings)
+            index = index_of(Project.of(Path(path)), settings, let_others_go=False)
             index.set_texts(buffers)
             importer = index.importer_for(Path(path))
             report = lint(path, importer)
