@@ -76,7 +76,8 @@ def best(work, repeat: int) -> float:
 
 
 class ParseWatch:
-    """Stands in for ``libcst.parse_module`` in the index: times each parse, keeps the texts."""
+    """Stands in for ``libcst.parse_module`` while a lint runs (the index's parses and the
+    file's own): times each parse, keeps the texts."""
 
     def __init__(self) -> None:
         self.seconds = 0.0

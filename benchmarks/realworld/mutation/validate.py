@@ -100,7 +100,7 @@ def read_cache(path: Path) -> dict[str, Outcome]:
                 entry = json.loads(line)
                 key = entry.pop("key")
                 outcome = Outcome(**entry)
-                if _cacheable(outcome):  # entries from before environment failures were not
+                if _cacheable(outcome):  # written before such failures stopped being cached
                     found[key] = outcome
     return found
 
