@@ -20,7 +20,9 @@ bearing the tag, and only subfolders holding nothing but what devlint writes.
 Entries are small JSON files written atomically (a temporary file in the same
 folder, renamed over the entry), so concurrent runs never see half an entry.
 JSON and not pickle: a cache folder that arrives with a checkout must not be
-able to run code. A cache folder that cannot be written is simply not used.
+able to run code (the parsed trees kept beside the entries, ``devlint.tree_cache``,
+are pickles read with LibCST's node classes only). A cache folder that cannot be
+written is simply not used.
 
 What an entry is trusted with. An entry is read as untrusted input: one that
 cannot be read, is not a regular file, is too large, is not JSON, has a field
@@ -167,7 +169,7 @@ class ResultCache:
         }
         with contextlib.suppress(OSError):
             self._entry(key).parent.mkdir(exist_ok=True)
-            _write_atomically(self._entry(key), json.dumps(entry, separators=(",", ":")))
+            write_atomically(self._entry(key), json.dumps(entry, separators=(",", ":")))
 
     def lookup(self, files: Iterable[Path]) -> tuple[list[Diagnostic], list[Path]]:
         """The cached diagnostics of ``files``, and the files that have no entry."""
@@ -276,8 +278,8 @@ def _create(root: Path) -> bool:
     root.mkdir(parents=True, exist_ok=True)
     if any(root.iterdir()):
         return False
-    _write_atomically(root / ".gitignore", _GITIGNORE)  # out of git, as ruff and pytest do
-    _write_atomically(root / "CACHEDIR.TAG", _TAG)  # out of backups; written last: the mark
+    write_atomically(root / ".gitignore", _GITIGNORE)  # out of git, as ruff and pytest do
+    write_atomically(root / "CACHEDIR.TAG", _TAG)  # out of backups; written last: the mark
     return True
 
 
@@ -308,13 +310,14 @@ def _is_plain_folder(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, content: str | bytes) -> None:
     """Write a temporary file beside ``path`` and rename it over ``path``: readers see the old
     file or the new one, never half of one."""
+    data = content.encode() if isinstance(content, str) else content
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
         os.replace(temporary, path)
     except OSError:
         with contextlib.suppress(OSError):

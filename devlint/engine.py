@@ -30,6 +30,7 @@ from devlint.reading import read_regular_file
 from devlint.rule import FixBuilder, Rule
 from devlint.rules import all_rules
 from devlint.selection import is_enabled
+from devlint.tree_cache import TreeCache
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.I)
 
@@ -152,10 +153,12 @@ def _lint_report(
     return LintReport(diagnostics, facts if builders else None, builders)  # facts: for fixes
 
 
-def project_importer(path: Path, settings: Settings) -> FileImporter:
+def project_importer(
+    path: Path, settings: Settings, trees: TreeCache | None = None
+) -> FileImporter:
     """What the analysis of the file at ``path`` imports from its project, through this
-    process's index of that project."""
-    return index_of(Project.of(path), settings).importer_for(path)
+    process's index of that project (which looks for the modules' trees in ``trees``)."""
+    return index_of(Project.of(path), settings, trees=trees).importer_for(path)
 
 
 def lint_file(
@@ -167,10 +170,14 @@ def lint_file(
 
 
 def lint_file_in_project(
-    path: Path, settings: Settings = DEFAULT_SETTINGS, display: str | None = None
+    path: Path,
+    settings: Settings = DEFAULT_SETTINGS,
+    display: str | None = None,
+    trees: TreeCache | None = None,
 ) -> tuple[list[Diagnostic], list[tuple[Path, str]]]:
     """``lint_file``, and the other files of the project the result rests on (what the
-    file imports, transitively), each with the digest of the bytes the analysis read."""
+    file imports, transitively), each with the digest of the bytes the analysis read;
+    ``trees``: the parsed trees kept between runs (``project_importer``)."""
     name = display or str(path)
     try:
         data = read_regular_file(path)
@@ -179,7 +186,7 @@ def lint_file_in_project(
     source, problem = decode_source(data)
     if source is None:
         return [notice(name, UNREADABLE, f"cannot decode file: {problem} (not analysed)")], []
-    importer = project_importer(path, settings)
+    importer = project_importer(path, settings, trees)
     diagnostics = lint_source(source, name, settings, importer=importer)
     return diagnostics, importer.uses()
 

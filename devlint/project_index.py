@@ -27,6 +27,7 @@ from devlint.decoding import decode_source
 from devlint.limits import complexity_problem
 from devlint.project import Project
 from devlint.reading import content_digest, read_regular_file
+from devlint.tree_cache import TreeCache
 
 MAX_IMPORT_CHAIN = 12
 """Modules whose top levels run one inside another (a imports b imports c…); deeper is unknown."""
@@ -56,13 +57,20 @@ def refresh_all() -> None:
         index.refresh()
 
 
-def index_of(project: Project, settings: Settings, let_others_go: bool = True) -> ProjectIndex:
+def index_of(
+    project: Project,
+    settings: Settings,
+    let_others_go: bool = True,
+    trees: TreeCache | None = None,
+) -> ProjectIndex:
     """This process's index of ``project`` (a run, a flake8 process, an editor session), at
     the start of a file's lint: the indexes of other projects go while too many lines are held,
     unless ``let_others_go`` is false (an editor, where the user moves between the projects
-    of a workspace and each lint after a move would pay for its imports again)."""
+    of a workspace and each lint after a move would pay for its imports again). ``trees``:
+    where the modules it parses are looked for first and stored (``devlint check``)."""
     key = (project.root, settings)
     index = _INDEXES.pop(key, None) or ProjectIndex(project, settings)
+    index.trees = trees
     _INDEXES[key] = index  # the least recently used first
     if not let_others_go:
         return index
@@ -90,6 +98,7 @@ class ProjectIndex:
 
     project: Project
     settings: Settings
+    trees: TreeCache | None = None  # the parsed trees kept between runs
     _entries: dict[Path, _Entry] = field(default_factory=dict)
     _texts: dict[Path, str] = field(default_factory=dict)
     _running: list[Path] = field(default_factory=list)
@@ -242,10 +251,15 @@ class ProjectIndex:
         kept = self._drop(path)
         if kept is not None and kept[0] == source:
             return kept[1], digest, source
-        try:
-            return cst.parse_module(source), digest, source
-        except Exception:  # LibCST raises assorted errors on odd input
-            return None, digest, None
+        module = self.trees.get(source) if self.trees is not None else None
+        if module is None:
+            try:
+                module = cst.parse_module(source)
+            except Exception:  # LibCST raises assorted errors on odd input
+                return None, digest, None
+            if self.trees is not None:
+                self.trees.put(source, module)
+        return module, digest, source
 
     def _name(self, path: Path) -> str:
         """How messages name the file: its path from the project root."""

@@ -27,6 +27,7 @@ from devlint.cache import Linted
 from devlint.config import Settings
 from devlint.fix import FixResult, fix_file
 from devlint.frontends.cli import lint_file
+from devlint.tree_cache import TreeCache
 
 LOG_ENV = "DYING_LINT_LOG"
 _PARENT_ENV = "DYING_LINT_PARENT"
@@ -34,9 +35,9 @@ os.environ.setdefault(_PARENT_ENV, str(os.getpid()))  # inherited by every worke
 _MARKER = re.compile(rb"^# die: (\w+)(?: (\d+))?$", re.MULTILINE)
 
 
-def lint_or_die(path: Path, settings: Settings) -> Linted:
+def lint_or_die(path: Path, settings: Settings, trees: TreeCache | None = None) -> Linted:
     _die_if_marked(path)
-    return lint_file(path, settings)
+    return lint_file(path, settings, trees)
 
 
 def fix_or_die(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:

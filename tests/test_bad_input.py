@@ -197,10 +197,10 @@ def test_internal_error_outside_analysis_names_the_file_and_the_run_goes_on(
 ) -> None:
     real_lint_file = cli.lint_file
 
-    def lint_file(path: Path, settings: Settings) -> object:
+    def lint_file(path: Path, settings: Settings, trees: object = None) -> object:
         if path.name == "a_bad.py":
             raise MemoryError("no memory left")
-        return real_lint_file(path, settings)
+        return real_lint_file(path, settings, trees)
 
     monkeypatch.setattr(cli, "lint_file", lint_file)
     (tmp_path / "a_bad.py").write_text("")

@@ -19,6 +19,7 @@ from devlint.diagnostic import Diagnostic, Severity
 from devlint.engine import lint_file
 from devlint.frontends import cli
 from devlint.rules import all_rules
+from devlint.tree_cache import TreeCache
 
 SETTINGS = Settings()
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ def run(project: Path, capsys: pytest.CaptureFixture[str], *options: str) -> str
 
 
 def forbid_linting(monkeypatch: pytest.MonkeyPatch) -> None:
-    def lint(path: Path, settings: Settings) -> Linted:
+    def lint(path: Path, settings: Settings, trees: TreeCache | None = None) -> Linted:
         raise AssertionError(f"{path} was linted again")
 
     monkeypatch.setattr(cli, "lint_file", lint)
@@ -48,9 +49,9 @@ def record_linting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     linted: list[str] = []
     real_lint = cli.lint_file
 
-    def lint(path: Path, settings: Settings) -> Linted:
+    def lint(path: Path, settings: Settings, trees: TreeCache | None = None) -> Linted:
         linted.append(path.name)
-        return real_lint(path, settings)
+        return real_lint(path, settings, trees)
 
     monkeypatch.setattr(cli, "lint_file", lint)
     return linted

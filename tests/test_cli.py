@@ -249,7 +249,7 @@ def test_closed_stdout_is_not_a_traceback(tmp_path: Path) -> None:
 def test_ctrl_c_exits_130_quietly(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def interrupted(*_args: object) -> list[object]:
+    def interrupted(*_args: object, **_options: object) -> list[object]:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "lint_file", interrupted)

@@ -36,6 +36,7 @@ from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
 from devlint.safe_write import OUTSIDE_ROOTS_FLAG
 from devlint.selection import is_enabled
 from devlint.terminal import printable
+from devlint.tree_cache import TreeCache
 from devlint.workers import guarded, lint_files, map_files
 
 if TYPE_CHECKING:
@@ -277,7 +278,12 @@ def _check(args: argparse.Namespace) -> int:
         sys.modules["devlint.project_index"].refresh_all()  # this process linted before
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
-    diagnostics += lint_files(files, settings, args.jobs, _result_cache(args, settings), lint_file)
+    results = _result_cache(args, settings)
+    if results is None:
+        lint = lint_file
+    else:
+        lint = partial(lint_file, trees=TreeCache.for_run(results.folder, paths))
+    diagnostics += lint_files(files, settings, args.jobs, results, lint)
     checked = len(entries)  # a path skipped with a notice (a folder, a FIFO) was checked too
     if STDIN in args.paths:
         name = args.stdin_filename or "<stdin>"
@@ -377,7 +383,7 @@ def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
     return lint_source(source, name, settings)
 
 
-def lint_file(path: Path, settings: Settings) -> Linted:
+def lint_file(path: Path, settings: Settings, trees: TreeCache | None = None) -> Linted:
     """``devlint.engine.lint_file_in_project``, imported when a file needs linting.
 
     Imports here are lazy for a reason: a run the cache answers whole (every
@@ -388,7 +394,7 @@ def lint_file(path: Path, settings: Settings) -> Linted:
         from devlint.notebooks.linting import lint_notebook_file as lint
     else:
         from devlint.engine import lint_file_in_project as lint
-    diagnostics, uses = lint(path, settings)
+    diagnostics, uses = lint(path, settings, trees=trees)
     return Linted(diagnostics, tuple((str(used), digest) for used, digest in uses))
 
 

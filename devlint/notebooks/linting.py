@@ -21,10 +21,11 @@ from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
 from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
+from devlint.tree_cache import TreeCache
 
 
 def lint_notebook_file(
-    path: Path, settings: Settings, display: str | None = None
+    path: Path, settings: Settings, display: str | None = None, trees: TreeCache | None = None
 ) -> tuple[list[Diagnostic], list[tuple[Path, str]]]:
     """``engine.lint_file_in_project`` for a notebook: its diagnostics by cell, and the
     project files they rest on."""
@@ -33,7 +34,7 @@ def lint_notebook_file(
         data = read_regular_file(path)
     except OSError as error:
         return [notice(name, UNREADABLE, f"cannot read file: {error.strerror or error}")], []
-    importer = project_importer(path, settings)
+    importer = project_importer(path, settings, trees)
     notebook = read_or_notice(data, name)
     if isinstance(notebook, Diagnostic):
         return [notebook], []

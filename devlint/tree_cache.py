@@ -1,0 +1,230 @@
+"""The parsed trees of project modules, kept between runs beside the result cache.
+
+A run that lints a few files (pre-commit on the files a commit changed, ``devlint
+check train.py``) spends most of its time parsing the project modules they import: the
+result cache answers the files it has seen, not the modules their analysis runs. Reading
+a tree back and checking it costs under half of parsing its text again; storing one, about
+half.
+
+A tree is keyed by the text it was parsed from. It lives in the result cache's folder for
+this code version, so a new devlint, LibCST or Python leaves all of them behind with the
+results, and is written the same way (atomically, failures ignored).
+
+Pickle, read as untrusted input. A cache folder that arrives with a checkout must not be
+able to run code or hang a run, so a stored tree is a miss unless:
+
+- it unpickles with nothing but LibCST's node classes and ``MaybeSentinel``: the only code
+  it can call is their constructors;
+- it is a tree: a ``Module`` whose every node is reached once and at most ``MAX_DEPTH``
+  levels down (a cycle, or a node shared between parents, could make a walk endless or
+  exponential), with every field a node, a tuple of nodes, a string, a bool, None or
+  ``MaybeSentinel``;
+- its entry names its key, is at most ``MAX_ENTRY_BYTES`` and unpacks to at most
+  ``MAX_BYTES_PER_CHARACTER`` bytes a character of its text (and 64 KiB).
+
+What these checks cannot prove is that a tree is the parse of its text (comparing the
+two would cost as much as the parse saved). So, like a planted result (``devlint.cache``),
+a planted tree can change what devlint reports, never what it runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copyreg
+import dataclasses
+import gc
+import hashlib
+import io
+import operator
+import pickle
+import sys
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from devlint.cache import write_atomically
+from devlint.reading import read_regular_file
+
+if TYPE_CHECKING:  # LibCST is imported when a tree is read or written, not with the cache
+    import libcst as cst
+
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+MAX_BYTES_PER_CHARACTER = 64
+"""A pickled tree takes about 10 bytes a character of its text; far more is no tree."""
+MAX_DEPTH = 1_000
+"""Levels of nodes; real modules within devlint's limits reach a few dozen."""
+_SALT = b"devlint tree\0"
+_PROTOCOL = 5
+_COMPRESSION = 1  # fast: a tenth of the pickle's size for a fortieth of the time to parse
+
+
+@dataclass(frozen=True)
+class TreeCache:
+    """Trees in ``folder`` (the result cache's folder for this code version); new ones are
+    stored only if ``stores`` (see ``for_run``)."""
+
+    folder: Path
+    stores: bool = True
+
+    @classmethod
+    def for_run(cls, folder: Path, paths: list[Path]) -> TreeCache:
+        """The trees of a run over ``paths``. A run given files only (pre-commit, ``devlint
+        check train.py``) stores the trees of the modules it parses. A run given a folder
+        reads trees but stores none: it lints most of the modules it imports, the result
+        cache answers those next time, and storing every tree would cost it a tenth more."""
+        return cls(folder, stores=not any(path.is_dir() for path in paths))
+
+    def get(self, text: str) -> cst.Module | None:
+        """The stored tree of ``text``; None when there is none or it does not hold up."""
+        key = _key(text)
+        try:
+            data = _read(self._entry(key), len(key) + MAX_ENTRY_BYTES)
+            if not data.startswith(key.encode()):
+                return None  # an entry moved from another key
+            unpacker = zlib.decompressobj()
+            limit = MAX_BYTES_PER_CHARACTER * len(text) + 65_536  # class names: a fixed cost
+            pickled = unpacker.decompress(data[len(key) :], limit)
+            if unpacker.unconsumed_tail or not unpacker.eof:
+                return None
+            tree = _NodesOnly(io.BytesIO(pickled)).load()
+        except Exception:  # OSError, a damaged entry, a constructor refusing what it was given
+            return None
+        return tree if _is_tree(tree) else None
+
+    def put(self, text: str, tree: cst.Module) -> None:
+        """Store ``tree``, parsed from ``text``, if this run stores trees; a failure to write
+        is ignored."""
+        if not self.stores:
+            return
+        key = _key(text)
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=_PROTOCOL)
+        pickler.dispatch_table = _REDUCERS
+        try:
+            pickler.dump(tree)
+        except RecursionError:  # deeper than pickle goes: parsed again next time
+            return
+        data = key.encode() + zlib.compress(buffer.getvalue(), _COMPRESSION)
+        with contextlib.suppress(OSError):
+            self._entry(key).parent.mkdir(exist_ok=True)
+            write_atomically(self._entry(key), data)
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / key[:2] / key[2:]
+
+
+def _key(text: str) -> str:
+    digest = hashlib.blake2b(_SALT, digest_size=32)
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+class _NodesOnly(pickle.Unpickler):
+    """An unpickler that finds LibCST's node classes and ``MaybeSentinel``, nothing else."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = _allowed().get((module, name))
+        if found is None:
+            raise pickle.UnpicklingError(f"not a LibCST node: {module}.{name}")
+        return found
+
+
+@cache
+def _allowed() -> dict[tuple[str, str], type]:
+    """Every LibCST node class by (module, name), and ``MaybeSentinel``: the classes their
+    modules name (LibCST remakes each node class with slots, and the first make is still
+    among ``CSTNode``'s subclasses)."""
+    import libcst as cst
+
+    classes: dict[tuple[str, str], type] = {}
+    todo: list[type] = [cst.CSTNode]
+    while todo:
+        kind = todo.pop()
+        if getattr(sys.modules.get(kind.__module__), kind.__qualname__, None) is kind:
+            classes[(kind.__module__, kind.__qualname__)] = kind
+        todo += kind.__subclasses__()
+    classes[(cst.MaybeSentinel.__module__, cst.MaybeSentinel.__qualname__)] = cst.MaybeSentinel
+    return classes
+
+
+def _is_tree(root: object) -> bool:
+    """Whether ``root`` is a ``Module`` whose nodes are each reached once, no deeper than
+    ``MAX_DEPTH``, holding nothing but what LibCST's parser puts in nodes. A level at a time,
+    through ``gc.get_referents`` (what a node holds: its fields' values, and its class)."""
+    import libcst as cst
+
+    nodes, holdable = _kinds()
+    if type(root) is not cst.Module:
+        return False
+    seen = {id(root)}
+    level: list[object] = [root]
+    for _ in range(MAX_DEPTH):
+        held = gc.get_referents(*level)
+        if not set(map(type, held)) <= holdable:
+            return False
+        in_tuples = gc.get_referents(*[value for value in held if type(value) is tuple])
+        if not set(map(type, in_tuples)) <= nodes:
+            return False
+        level = [value for value in held if type(value) in nodes] + in_tuples
+        if not level:
+            return True
+        before = len(seen)
+        seen.update(map(id, level))
+        if len(seen) != before + len(level):
+            return False  # a node reached twice: shared, or in a cycle
+    return False
+
+
+@cache
+def _kinds() -> tuple[frozenset[type], frozenset[type]]:
+    """The node classes, and the types of what a node may hold (a node's class is an
+    ``ABCMeta``)."""
+    import libcst as cst
+
+    nodes = frozenset(kind for kind in _allowed().values() if kind is not cst.MaybeSentinel)
+    leaves = {str, bool, type(None), tuple, cst.MaybeSentinel, type(cst.CSTNode)}
+    return nodes, frozenset(nodes | leaves)
+
+
+@cache
+def _fields(kind: type) -> Callable[[object], tuple[object, ...]]:
+    """A node's field values, in one call (``dataclasses.fields`` is slow per node)."""
+    names = [field.name for field in dataclasses.fields(kind)]
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda node: (one(node),)
+    return lambda node: ()
+
+
+class _Reducers(dict):
+    """``pickle.Pickler.dispatch_table``: a node pickled by its fields, as LibCST's own
+    ``__getstate__`` does but in half the time (it calls ``dataclasses.fields`` per node)."""
+
+    def __missing__(self, kind: type) -> Callable[[object], tuple[object, ...]]:
+        import libcst as cst
+
+        if not (isinstance(kind, type) and issubclass(kind, cst.CSTNode)):
+            raise KeyError(kind)
+        names = [field.name for field in dataclasses.fields(kind)]
+        values = _fields(kind)
+        new = copyreg.__newobj__
+
+        def reduce(node: object) -> tuple[object, ...]:
+            return (new, (kind,), dict(zip(names, values(node), strict=True)))
+
+        self[kind] = reduce
+        return reduce
+
+
+_REDUCERS = _Reducers()
+
+
+def _read(path: Path, limit: int) -> bytes:
+    if path.stat().st_size > limit:
+        raise ValueError(f"{path}: over {limit:,} bytes")
+    return read_regular_file(path)
