@@ -36,6 +36,7 @@ import gc
 import hashlib
 import io
 import operator
+import os
 import pickle
 import sys
 import zlib
@@ -75,7 +76,7 @@ class TreeCache:
         check train.py``) stores the trees of the modules it parses. A run given a folder
         reads trees but stores none: it lints most of the modules it imports, the result
         cache answers those next time, and storing every tree would cost it a tenth more."""
-        return cls(folder, stores=not any(path.is_dir() for path in paths))
+        return cls(folder, stores=not any(os.path.isdir(path) for path in paths))  # no raise
 
     def get(self, text: str) -> cst.Module | None:
         """The stored tree of ``text``; None when there is none or it does not hold up."""
