@@ -24,6 +24,7 @@ from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
 from devlint.gc_thresholds import fewer_collections
 from devlint.limits import complexity_problem
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
+from devlint.parsing import parse_module
 from devlint.project import Project, is_test_module
 from devlint.project_index import FileImporter, index_of
 from devlint.reading import read_regular_file
@@ -130,7 +131,7 @@ def _lint_report(
     if problem is not None:
         return LintReport([notice(path, TOO_COMPLEX, f"{problem} (skipped)")])
     try:
-        module = importer.parse(source) if importer is not None else cst.parse_module(source)
+        module = importer.parse(source) if importer is not None else parse_module(source)
     except cst.ParserSyntaxError as error:
         message = f"cannot parse: {error.message} (not analysed)"
         return LintReport(

@@ -25,6 +25,7 @@ from devlint.core.analysis import summarise
 from devlint.core.imports import ModuleScope
 from devlint.decoding import decode_source
 from devlint.limits import complexity_problem
+from devlint.parsing import parse_module
 from devlint.project import Project
 from devlint.reading import content_digest, read_regular_file
 from devlint.tree_cache import TreeCache
@@ -216,7 +217,7 @@ class ProjectIndex:
         entry = self._entries.get(path)
         if entry is not None and entry.scope is not None and entry.text == source:
             return entry.scope.module
-        module = cst.parse_module(source)
+        module = parse_module(source)
         self._keep(path, source, module)
         return module
 
@@ -254,7 +255,7 @@ class ProjectIndex:
         module = self.trees.get(source) if self.trees is not None else None
         if module is None:
             try:
-                module = cst.parse_module(source)
+                module = parse_module(source)
             except Exception:  # LibCST raises assorted errors on odd input
                 return None, digest, None
             if self.trees is not None:

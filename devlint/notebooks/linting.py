@@ -19,6 +19,7 @@ from devlint.engine import LintReport, lint_report, project_importer
 from devlint.notebooks.program import Program, cell_code, program_of
 from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
+from devlint.parsing import parse_module
 from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
 from devlint.tree_cache import TreeCache
@@ -147,7 +148,7 @@ def _without_unparsable(program: Program, name: str) -> tuple[Program, list[Diag
     notices = []
     for cell in program.cells:
         try:
-            cst.parse_module(cell_code(cell.source)[0])
+            parse_module(cell_code(cell.source)[0])
         except cst.ParserSyntaxError as error:
             message = f"cannot parse cell {cell.number}: {error.message} (cell not analysed)"
             at = notice(name, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))
