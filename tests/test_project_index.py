@@ -29,20 +29,6 @@ def index_of(root: Path) -> ProjectIndex:
     return ProjectIndex(Project(root), Settings())
 
 
-@pytest.fixture
-def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts the index gives LibCST to parse, in order."""
-    texts: list[str] = []
-    real_parse = cst.parse_module
-
-    def parse(source: str) -> cst.Module:
-        texts.append(source)
-        return real_parse(source)
-
-    monkeypatch.setattr(project_index.cst, "parse_module", parse)
-    return texts
-
-
 def test_a_module_imported_by_many_files_is_parsed_once(root: Path, parsed: list[str]) -> None:
     (root / "config.py").write_text(CONFIG)
     index = index_of(root)

@@ -48,21 +48,16 @@ def test_a_stored_tree_reads_back_as_the_parse_of_its_text(trees: TreeCache) -> 
 
 
 def test_a_run_given_files_reads_back_the_trees_of_its_imports(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    parsed: list[str],
 ) -> None:
     """``utils.py`` is parsed by the first run only; the finding that rests on it stays."""
     (tmp_path / "pyproject.toml").write_text("")
     for name in ("train.py", "utils.py"):
         (tmp_path / name).write_text((PROJECT / name).read_text())
     utils = (tmp_path / "utils.py").read_text()
-    parsed: list[str] = []
-    real_parse = cst.parse_module
-
-    def parse(source: str) -> cst.Module:
-        parsed.append(source)
-        return real_parse(source)
-
-    monkeypatch.setattr(project_index.cst, "parse_module", parse)
     reports = []
     for run in range(2):
         monkeypatch.setattr(project_index, "_INDEXES", {})  # a new process
