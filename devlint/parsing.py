@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 
 import libcst as cst
-from libcst._nodes.base import CSTNode
 
 _SWITCH = threading.Lock()
 
@@ -27,13 +26,13 @@ _SWITCH = threading.Lock()
 def parse_module(source: str) -> cst.Module:
     """``libcst.parse_module(source)``, its nodes unchecked; raises what it raises."""
     with _SWITCH:
-        checked = CSTNode.__dict__["__post_init__"]
-        CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+        checked = cst.CSTNode.__dict__["__post_init__"]
+        cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
         try:
             return cst.parse_module(source)
         finally:
-            CSTNode.__post_init__ = checked  # type: ignore[method-assign]
+            cst.CSTNode.__post_init__ = checked  # type: ignore[method-assign]
 
 
-def _unchecked(node: CSTNode) -> None:
+def _unchecked(node: cst.CSTNode) -> None:
     """What ``CSTNode.__post_init__`` does during a parse: nothing."""
