@@ -144,7 +144,7 @@ class ResultCache:
         the project it rests on changed since."""
         key = self.key(data, name)
         try:
-            entry = json.loads(_read_small_file(self._entry(key), _MAX_ENTRY_BYTES))
+            entry = json.loads(read_small_file(self._entry(key), _MAX_ENTRY_BYTES).decode("utf-8"))
             diagnostics = _diagnostics_of(entry, key, name, data)
             uses = _decode(entry["uses"], tuple[tuple[str, ...], ...])
         except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
@@ -267,7 +267,7 @@ def _libcst_version() -> str:
 def _is_devlint_cache(root: Path) -> bool:
     """Whether ``root`` is a folder devlint made: it holds devlint's ``CACHEDIR.TAG``."""
     try:
-        return root.is_dir() and _read_small_file(root / "CACHEDIR.TAG", len(_TAG)) == _TAG
+        return root.is_dir() and read_small_file(root / "CACHEDIR.TAG", len(_TAG)) == _TAG.encode()
     except (OSError, ValueError):
         return False
 
@@ -325,12 +325,12 @@ def write_atomically(path: Path, content: str | bytes) -> None:
         raise
 
 
-def _read_small_file(path: Path, limit: int) -> str:
-    """The text of a regular file (a FIFO or ``/dev/zero`` is never read) of at most
+def read_small_file(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file (a FIFO or ``/dev/zero`` is never read) of at most
     ``limit`` bytes; ValueError for a larger one."""
     if path.stat().st_size > limit:
         raise ValueError(f"{path}: over {limit:,} bytes")
-    return read_regular_file(path).decode("utf-8")
+    return read_regular_file(path)
 
 
 # entries: typed JSON, checked against the file they are for ----------------

@@ -36,7 +36,6 @@ import dataclasses
 import gc
 import hashlib
 import io
-import operator
 import os
 import pickle
 import sys
@@ -47,8 +46,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from devlint.cache import write_atomically
-from devlint.reading import read_regular_file
+from devlint.cache import read_small_file, write_atomically
 
 if TYPE_CHECKING:  # LibCST is imported when a tree is read or written, not with the cache
     import libcst as cst
@@ -83,7 +81,7 @@ class TreeCache:
         """The stored tree of ``text``; None when there is none or it does not hold up."""
         key = _key(text)
         try:
-            data = _read(self._entry(key), len(key) + MAX_ENTRY_BYTES)
+            data = read_small_file(self._entry(key), len(key) + MAX_ENTRY_BYTES)
             if not data.startswith(key.encode()):
                 return None  # an entry moved from another key
             unpacker = zlib.decompressobj()
@@ -191,18 +189,6 @@ def _kinds() -> tuple[frozenset[type], frozenset[type]]:
     return nodes, frozenset(nodes | leaves)
 
 
-@cache
-def _fields(kind: type) -> Callable[[object], tuple[object, ...]]:
-    """A node's field values, in one call (``dataclasses.fields`` is slow per node)."""
-    names = [field.name for field in dataclasses.fields(kind)]
-    if len(names) > 1:
-        return operator.attrgetter(*names)
-    if names:
-        one = operator.attrgetter(names[0])
-        return lambda node: (one(node),)
-    return lambda node: ()
-
-
 class _Reducers(dict):
     """``pickle.Pickler.dispatch_table``: a node pickled by its fields, as LibCST's own
     ``__getstate__`` does but in half the time (it calls ``dataclasses.fields`` per node)."""
@@ -212,21 +198,14 @@ class _Reducers(dict):
 
         if not (isinstance(kind, type) and issubclass(kind, cst.CSTNode)):
             raise KeyError(kind)
-        names = [field.name for field in dataclasses.fields(kind)]
-        values = _fields(kind)
+        names = tuple(field.name for field in dataclasses.fields(kind))
         new = copyreg.__newobj__
 
         def reduce(node: object) -> tuple[object, ...]:
-            return (new, (kind,), dict(zip(names, values(node), strict=True)))
+            return (new, (kind,), {name: getattr(node, name) for name in names})
 
         self[kind] = reduce
         return reduce
 
 
 _REDUCERS = _Reducers()
-
-
-def _read(path: Path, limit: int) -> bytes:
-    if path.stat().st_size > limit:
-        raise ValueError(f"{path}: over {limit:,} bytes")
-    return read_regular_file(path)
