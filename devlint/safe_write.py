@@ -9,6 +9,7 @@ policy refuses raises ``NotRewritten``; the caller reports it as a notice.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -52,10 +53,11 @@ def rewrite(path: Path, data: bytes, policy: WritePolicy) -> None:
     """Make ``data`` the content of the file at ``path``, keeping its mode, owner and names.
 
     Raises ``NotRewritten`` when the policy refuses, ``OSError`` when writing
-    fails; either way the file is as it was and no temporary file is left.
-    A file with one link is replaced atomically (temporary file + rename)
-    with its mode and owner; a hard-linked one (allowed by ``outside_roots``)
-    and one whose owner cannot be given to a new file are written in place.
+    fails (a full disk, a file-size limit); either way the file is as it was and
+    no temporary file is left. A file with one link is replaced atomically
+    (temporary file + rename) with its mode and owner; a hard-linked one
+    (allowed by ``outside_roots``) and one whose owner cannot be given to a new
+    file are written in place, and put back as they were if the write fails.
     """
     real = os.path.realpath(path)
     before = os.stat(real)
@@ -114,9 +116,55 @@ def _give_owner(descriptor: int, before: os.stat_result) -> bool:
 
 def _write_in_place(real: str, data: bytes) -> None:
     """Overwrite the file's content through its own inode: links, mode and owner stay.
-    Not atomic: used only where a new inode would lose one of those."""
-    with open(os.open(real, os.O_WRONLY | os.O_NOFOLLOW), "wb") as stream:
-        stream.write(data)
-        stream.truncate()
-        stream.flush()
-        os.fsync(stream.fileno())
+
+    Not atomic (used only where a new inode would lose one of those), but never
+    left half-written: a longer file first grows by its new tail, so a full disk
+    or a file-size limit fails before any old byte is overwritten, and a write
+    that still fails midway puts the old bytes back. Only then is it cut to size.
+    """
+    descriptor = os.open(real, os.O_RDWR | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    try:
+        old = _read_all(descriptor)
+        try:
+            if len(data) > len(old):
+                _write_at(descriptor, data[len(old) :], len(old))  # the room it needs, first
+            _write_at(descriptor, data[: len(old)], 0)
+            os.ftruncate(descriptor, len(data))
+            os.fsync(descriptor)
+        except OSError:
+            _put_back(descriptor, old)
+            raise
+        if os.fstat(descriptor).st_size != len(data):
+            _put_back(descriptor, old)
+            raise OSError(errno.EIO, "the file did not take the new content")
+    finally:
+        os.close(descriptor)
+
+
+def _read_all(descriptor: int) -> bytes:
+    size = os.fstat(descriptor).st_size
+    chunks, offset = [], 0
+    while chunk := os.pread(descriptor, max(size - offset, 1 << 16), offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _write_at(descriptor: int, data: bytes, offset: int) -> None:
+    """All of ``data`` at ``offset``, or ``OSError``: ``os.pwrite`` may write part of it."""
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(descriptor, view, offset)
+        view, offset = view[written:], offset + written
+
+
+def _put_back(descriptor: int, old: bytes) -> None:
+    """The file's old content again, after a failed write (best effort: the old bytes fit in
+    the room the file had, so this asks the disk for nothing new)."""
+    for step in (
+        lambda: _write_at(descriptor, old, 0),  # what failed was not overwritten anyway
+        lambda: os.ftruncate(descriptor, len(old)),
+        lambda: os.fsync(descriptor),
+    ):
+        with contextlib.suppress(OSError):
+            step()

@@ -8,8 +8,11 @@ file keeps its mode and owner. Driven through the real command.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -191,3 +194,138 @@ def test_diff_still_shows_the_fixes_of_files_fix_would_leave_alone(
     assert result.stdout.decode().count('+x = x.to("cuda")') == 2
     assert b"DVL005" not in result.stdout + result.stderr
     assert (repo / "ro.py").read_text() == (outside / "x.py").read_text() == DISCARDED
+
+
+# writes that fail midway: a full disk, a file-size limit -------------------------------
+
+BIG = DISCARDED + "# padding\n" * 20_000  # 200 KB, its fix near the start
+
+
+def _fsize_limit(limit: int):
+    """``preexec_fn`` for a child whose writes fail past ``limit`` bytes (EFBIG: Python
+    ignores SIGXFSZ), as under ``ulimit -f``."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_hard_linked_file_under_a_file_size_limit_is_left_whole(tmp_path: Path) -> None:
+    """``ulimit -f 160`` and a 200 KB hard-linked file written in place: once cut at 160 KB."""
+    path = tmp_path / "a.py"
+    path.write_text(BIG)
+    os.link(path, tmp_path / "b.py")
+    result = subprocess.run(
+        [sys.executable, "-m", "devlint", "check", "--no-cache", "--fix", FLAG, "a.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        preexec_fn=_fsize_limit(160 * 1024),
+        check=False,
+    )
+    assert path.read_text() == BIG
+    assert (tmp_path / "b.py").read_text() == BIG
+    assert [line.split(" [")[0] for line in notices(result)] == ["a.py:1:1: DVL005"]
+    assert names(tmp_path) == ["a.py", "b.py"]
+
+
+def _disk_full_after(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.pwrite`` as on a disk with room for ``limit`` more bytes past the ends of files:
+    a short write, then ENOSPC. Bytes written over a file's old content need no room."""
+    real_pwrite = os.pwrite
+    room = [limit]
+
+    def pwrite(descriptor: int, data: bytes, offset: int) -> int:
+        size = os.stat(f"/proc/self/fd/{descriptor}").st_size
+        fits = max(size - offset, 0) + room[0]
+        if fits <= 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written = real_pwrite(descriptor, bytes(data)[:fits], offset)
+        room[0] -= max(offset + written - size, 0)
+        return written
+
+    monkeypatch.setattr(safe_write.os, "pwrite", pwrite)
+
+
+def _size_limit(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.pwrite`` as under a file-size limit of ``limit`` bytes: no byte past it."""
+    real_pwrite = os.pwrite
+
+    def pwrite(descriptor: int, data: bytes, offset: int) -> int:
+        if offset >= limit:
+            raise OSError(errno.EFBIG, "File too large")
+        return real_pwrite(descriptor, bytes(data)[: limit - offset], offset)
+
+    monkeypatch.setattr(safe_write.os, "pwrite", pwrite)
+
+
+LONGER = BIG.replace("x.to(", "x = x.to(") + "# more\n" * 2_000
+SHORTER = BIG.replace("x.to(", "x = x.to(")[:190_000]
+
+
+@pytest.mark.parametrize(
+    ("fault", "new"),
+    [
+        (lambda patch: _disk_full_after(0, patch), LONGER),
+        (lambda patch: _disk_full_after(1_000, patch), LONGER),
+        (lambda patch: _disk_full_after(10_000, patch), LONGER),
+        (lambda patch: _size_limit(160_000, patch), LONGER),
+        (lambda patch: _size_limit(160_000, patch), SHORTER),
+        (lambda patch: _size_limit(1_000, patch), SHORTER),
+    ],
+    ids=[
+        "full-longer",
+        "1k-room-longer",
+        "10k-room-longer",
+        "limit-longer",
+        "limit-shorter",
+        "small-limit-shorter",
+    ],
+)
+def test_in_place_write_that_fails_midway_leaves_the_old_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault, new: str
+) -> None:
+    path = tmp_path / "a.py"
+    path.write_text(BIG)
+    os.link(path, tmp_path / "b.py")
+    fault(monkeypatch)
+    policy = safe_write.WritePolicy.for_paths([tmp_path], outside_roots=True)
+    with pytest.raises(OSError):
+        safe_write.rewrite(path, new.encode(), policy)
+    assert path.read_text() == BIG
+
+
+def test_another_users_file_on_a_full_disk_is_left_whole_with_a_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Plain ``--fix`` on a group-writable file of another user is written in place."""
+    path = tmp_path / "train.py"
+    path.write_text(BIG)
+    path.chmod(0o664)
+    real_fstat = os.fstat
+
+    def other_owner(descriptor: int) -> os.stat_result:
+        fields = list(real_fstat(descriptor))
+        fields[stat.ST_UID] += 1
+        return os.stat_result(fields)
+
+    def refuse(descriptor: int, uid: int, gid: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(safe_write.os, "fstat", other_owner)
+    monkeypatch.setattr(safe_write.os, "fchown", refuse)
+    _disk_full_after(0, monkeypatch)
+    assert cli.main(["check", "--no-cache", "--fix", str(path)]) == 1
+    assert path.read_text() == BIG
+    assert "DVL005 [error] not rewritten: No space left on device" in capsys.readouterr().out
+    assert names(tmp_path) == ["train.py"]
+
+
+def test_in_place_write_that_succeeds_gives_exactly_the_new_content(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.py"
+    path.write_text(BIG)
+    os.link(path, tmp_path / "b.py")
+    policy = safe_write.WritePolicy.for_paths([tmp_path], outside_roots=True)
+    for new in (BIG[:1000], BIG + "# more\n", ""):
+        safe_write.rewrite(path, new.encode(), policy)
+        assert (tmp_path / "b.py").read_text() == new
