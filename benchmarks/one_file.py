@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -134,7 +135,7 @@ def measure(path: Path, repeat: int, trees: bool) -> dict[str, object] | None:
 def with_trees(path: Path, text: str, repeat: int) -> dict[str, float]:
     """The lint of ``path`` storing the trees of its imports, then reading them back."""
     with tempfile.TemporaryDirectory() as folder:
-        cache = TreeCache(Path(folder))
+        cache = TreeCache(Path(folder), os.urandom(32))
 
         def lint() -> None:
             index = ProjectIndex(Project(project_root(path)), DEFAULT_SETTINGS, trees=cache)

@@ -24,21 +24,19 @@ able to run code (the parsed trees kept beside the entries, ``devlint.tree_cache
 are pickles read with LibCST's node classes only). A cache folder that cannot be
 written is simply not used.
 
-What an entry is trusted with. An entry is read as untrusted input: one that
-cannot be read, is not a regular file, is too large, is not JSON, has a field
-missing, extra or of the wrong type, names another key or another file, holds
-a diagnostic for another path, with an unknown code, a position outside the
+What an entry is trusted with. Whoever can write the cache folder can plant
+files in it, so an entry is signed with a secret of the user's that lives
+outside the cache (``devlint.cache_key``): one whose signature does not verify
+is a miss, never decoded. A signed entry is still checked as untrusted input
+(a bug in an older devlint must not crash a newer one): one that cannot be
+read, is not a regular file, is too large, is not JSON, has a field missing,
+extra or of the wrong type, names another key or another file, holds a
+diagnostic for another path, with an unknown code, a position outside the
 file, or text with control characters (terminal escape sequences), is a miss:
-the file is linted again and the entry replaced. So an entry can only say what
-devlint could have said about this very file. What it cannot prove is that
-devlint did say it: keys are not secret (anyone with devlint can compute one),
-so whoever can write the cache folder can still plant a well-formed entry that
-lists fewer findings than the file has. No check short of a secret key defends
-against that, and a secret would make a cache shared between machines (CI)
-useless. The cache folder is therefore trusted as much as the code it
-describes: do not restore one written by untrusted code (a cache from a pull
-request's CI job into the main branch's), and use ``--no-cache`` where a run
-must not rely on it.
+the file is linted again and the entry replaced. A ``.devlint_cache`` that is
+not the user's own, that anybody may write, or that is a symbolic link leading
+out of the directory it is in, is refused with a warning, as git refuses a
+repository owned by someone else.
 """
 
 from __future__ import annotations
@@ -52,6 +50,7 @@ import os
 import pkgutil
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import types
@@ -61,6 +60,7 @@ from functools import cache
 from pathlib import Path
 
 from devlint import __version__
+from devlint.cache_key import cache_secret, sign, verified
 from devlint.config import Settings
 from devlint.decoding import lines_of_data
 from devlint.diagnostic import Diagnostic
@@ -102,6 +102,10 @@ def default_cache_dir(settings: Settings) -> Path:
     return Path(settings.root or os.getcwd())
 
 
+class UnsafeCacheError(Exception):
+    """A cache folder others could have written; the message says why it is not used."""
+
+
 @dataclasses.dataclass(frozen=True)
 class ResultCache:
     """Diagnostics of files already linted with this code and these settings.
@@ -111,15 +115,21 @@ class ResultCache:
 
     folder: Path
     salt: bytes
+    secret: bytes = dataclasses.field(repr=False)
 
     @classmethod
     def open(cls, directory: Path, settings: Settings) -> ResultCache | None:
         """The cache in ``directory/.devlint_cache`` for this code version, or None if it
-        cannot be used (not writable, or a ``.devlint_cache`` that devlint did not make)."""
+        cannot be used (not writable, a ``.devlint_cache`` that devlint did not make, no
+        secret to sign entries with); ``UnsafeCacheError`` for a folder others control."""
         root = directory / CACHE_DIR_NAME
         code = code_fingerprint()
         folder = root / code[:16]
+        secret = cache_secret()
+        if secret is None:
+            return None
         try:
+            _check_safe(root, directory)
             if not _is_devlint_cache(root) and not _create(root):
                 return None
             if not folder.is_dir():
@@ -128,7 +138,7 @@ class ResultCache:
         except OSError:
             return None
         salt = hashlib.blake2b(f"{code}\0{settings!r}\0".encode(), digest_size=32).digest()
-        return cls(folder, salt)
+        return cls(folder, salt, secret)
 
     def key(self, data: bytes, name: str) -> str:
         """The key of a file with these bytes, reported as ``name``."""
@@ -144,7 +154,11 @@ class ResultCache:
         the project it rests on changed since."""
         key = self.key(data, name)
         try:
-            entry = json.loads(read_small_file(self._entry(key), _MAX_ENTRY_BYTES).decode("utf-8"))
+            signed = read_small_file(self._entry(key), _MAX_ENTRY_BYTES)
+            text = verified(self.secret, signed)
+            if text is None:
+                return None  # not written by this user's devlint
+            entry = json.loads(text.decode("utf-8"))
             diagnostics = _diagnostics_of(entry, key, name, data)
             uses = _decode(entry["uses"], tuple[tuple[str, ...], ...])
         except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
@@ -169,7 +183,8 @@ class ResultCache:
         }
         with contextlib.suppress(OSError):
             self._entry(key).parent.mkdir(exist_ok=True)
-            write_atomically(self._entry(key), json.dumps(entry, separators=(",", ":")))
+            text = json.dumps(entry, separators=(",", ":")).encode()
+            write_atomically(self._entry(key), sign(self.secret, text) + text)
 
     def lookup(self, files: Iterable[Path]) -> tuple[list[Diagnostic], list[Path]]:
         """The cached diagnostics of ``files``, and the files that have no entry."""
@@ -264,6 +279,30 @@ def _libcst_version() -> str:
 # the cache folder: devlint's own, recognised by its tag ---------------------
 
 
+def _check_safe(root: Path, directory: Path) -> None:
+    """``UnsafeCacheError`` unless ``root`` is the user's own, written by nobody else, and
+    in ``directory`` for real (a symbolic link may not lead elsewhere); nothing to check
+    when it does not exist yet."""
+    try:
+        status = os.stat(root)
+    except FileNotFoundError:
+        return
+    if os.path.islink(root):
+        real, place = os.path.realpath(root), os.path.realpath(directory)
+        if os.path.commonpath([real, place]) != place:
+            raise UnsafeCacheError(f"{root} is a symbolic link to {real}, outside {place}")
+    if status.st_uid != _user_id():
+        raise UnsafeCacheError(f"{root} belongs to another user (uid {status.st_uid})")
+    if status.st_mode & stat.S_IWOTH:
+        raise UnsafeCacheError(
+            f"{root} may be written by anybody (mode {stat.S_IMODE(status.st_mode):o})"
+        )
+
+
+def _user_id() -> int:
+    return os.geteuid()
+
+
 def _is_devlint_cache(root: Path) -> bool:
     """Whether ``root`` is a folder devlint made: it holds devlint's ``CACHEDIR.TAG``."""
     try:
@@ -275,7 +314,7 @@ def _is_devlint_cache(root: Path) -> bool:
 def _create(root: Path) -> bool:
     """Make and mark the cache folder; False when a folder of that name already holds
     something (not devlint's, or another run's still being marked: this run goes without)."""
-    root.mkdir(parents=True, exist_ok=True)
+    root.mkdir(mode=0o755, parents=True, exist_ok=True)
     if any(root.iterdir()):
         return False
     write_atomically(root / ".gitignore", _GITIGNORE)  # out of git, as ruff and pytest do

@@ -10,8 +10,12 @@ A tree is keyed by the text it was parsed from. It lives in the result cache's f
 this code version, so a new devlint, LibCST or Python leaves all of them behind with the
 results, and is written the same way (atomically, failures ignored).
 
-Pickle, read as untrusted input. A cache folder that arrives with a checkout must not be
-able to run code or hang a run, so a stored tree is a miss unless:
+Pickle, read as untrusted input. Whoever can write a cache folder could plant an entry,
+so every entry is signed with the user's secret (``devlint.cache_key``) and one whose
+signature does not verify is never unpickled: a pickle can build anything the unpickler
+knows (sets of colliding integers that take minutes to hash, millions of empty sets from
+a few kilobytes), and only the signature keeps those out. What is signed is still
+checked, so that no entry can run code or hang a run; a stored tree is a miss unless:
 
 - it unpickles with nothing but LibCST's node classes and ``MaybeSentinel``: the only code
   it can call is their constructors;
@@ -23,9 +27,8 @@ able to run code or hang a run, so a stored tree is a miss unless:
   ``MAX_BYTES_PER_CHARACTER`` bytes a character of its text (and 64 KiB).
 
 What these checks cannot prove is that a tree is the parse of its text: comparing the
-two would cost about a third of a parse, most of what reading a tree back saves. So, like
-a planted result (``devlint.cache``), a planted tree can change what devlint reports,
-never what it runs.
+two would cost about a third of a parse, most of what reading a tree back saves. The
+signature proves that this user's devlint stored it.
 """
 
 from __future__ import annotations
@@ -41,12 +44,13 @@ import pickle
 import sys
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from devlint.cache import read_small_file, write_atomically
+from devlint.cache import ResultCache, read_small_file, write_atomically
+from devlint.cache_key import SIGNATURE_BYTES, sign, verified
 
 if TYPE_CHECKING:  # LibCST is imported when a tree is read or written, not with the cache
     import libcst as cst
@@ -57,36 +61,41 @@ MAX_BYTES_PER_CHARACTER = 64
 MAX_DEPTH = 1_000
 """Levels of nodes; real modules within devlint's limits reach a few dozen."""
 _SALT = b"devlint tree\0"
+_HEADER = SIGNATURE_BYTES + 64  # the signature, then the key (hexadecimal)
 _PROTOCOL = 5
 _COMPRESSION = 1  # fast: a tenth of the pickle's size for a fortieth of the time to parse
 
 
 @dataclass(frozen=True)
 class TreeCache:
-    """Trees in ``folder`` (the result cache's folder for this code version); new ones are
-    stored only if ``stores`` (see ``for_run``)."""
+    """Trees in ``folder`` (the result cache's folder for this code version), signed with
+    ``secret``; new ones are stored only if ``stores`` (see ``for_run``)."""
 
     folder: Path
+    secret: bytes = field(repr=False)
     stores: bool = True
 
     @classmethod
-    def for_run(cls, folder: Path, paths: list[Path]) -> TreeCache:
-        """The trees of a run over ``paths``. A run given files only (pre-commit, ``devlint
-        check train.py``) stores the trees of the modules it parses. A run given a folder
-        reads trees but stores none: it lints most of the modules it imports, the result
-        cache answers those next time, and storing every tree would cost it a tenth more."""
-        return cls(folder, stores=not any(os.path.isdir(path) for path in paths))  # no raise
+    def for_run(cls, results: ResultCache, paths: list[Path]) -> TreeCache:
+        """The trees of a run over ``paths``, beside its ``results``. A run given files only
+        (pre-commit, ``devlint check train.py``) stores the trees of the modules it parses.
+        A run given a folder reads trees but stores none: it lints most of the modules it
+        imports, the result cache answers those next time, and storing every tree would
+        cost it a tenth more."""
+        stores = not any(os.path.isdir(path) for path in paths)  # isdir: never raises
+        return cls(results.folder, results.secret, stores)
 
     def get(self, text: str) -> cst.Module | None:
         """The stored tree of ``text``; None when there is none or it does not hold up."""
         key = _key(text)
         try:
-            data = read_small_file(self._entry(key), len(key) + MAX_ENTRY_BYTES)
-            if not data.startswith(key.encode()):
-                return None  # an entry moved from another key
+            entry = read_small_file(self._entry(key), _HEADER + MAX_ENTRY_BYTES)
+            signed = verified(self.secret, entry)
+            if signed is None or not signed.startswith(key.encode()):
+                return None  # not stored by this user's devlint, or moved from another key
             unpacker = zlib.decompressobj()
             limit = MAX_BYTES_PER_CHARACTER * len(text) + 65_536  # class names: a fixed cost
-            pickled = unpacker.decompress(data[len(key) :], limit)
+            pickled = unpacker.decompress(signed[len(key) :], limit)
             if unpacker.unconsumed_tail or not unpacker.eof:
                 return None
             tree = _NodesOnly(io.BytesIO(pickled)).load()
@@ -110,7 +119,7 @@ class TreeCache:
         data = key.encode() + zlib.compress(buffer.getvalue(), _COMPRESSION)
         with contextlib.suppress(OSError):
             self._entry(key).parent.mkdir(exist_ok=True)
-            write_atomically(self._entry(key), data)
+            write_atomically(self._entry(key), sign(self.secret, data) + data)
 
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / key[2:]

@@ -27,3 +27,13 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(cst, "parse_module", parse)
     return texts
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_key_of_the_suite(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The secret that signs cache entries lives in a folder of the suite's, not in the
+    home of whoever runs it (subprocesses inherit it through the environment)."""
+    import os
+
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    os.environ.pop("DEVLINT_CACHE_KEY", None)

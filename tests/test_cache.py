@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from snippets import DISCARDED, MIXED
 
 from devlint import cache as cache_module
 from devlint.cache import CACHE_DIR_NAME, Linted, ResultCache, lint_file_cached
+from devlint.cache_key import cache_secret, sign, verified
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.engine import lint_file
@@ -60,6 +62,19 @@ def record_linting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def entry_path(results: ResultCache, data: bytes, name: str) -> Path:
     key = results.key(data, name)
     return results.folder / key[:2] / key[2:]
+
+
+def read_entry(results: ResultCache, entry: Path) -> dict:
+    """The JSON of a stored entry, its signature checked."""
+    text = verified(results.secret, entry.read_bytes())
+    assert text is not None
+    return json.loads(text)
+
+
+def write_entry(results: ResultCache, entry: Path, content: dict | bytes) -> None:
+    """An entry as the user's own devlint would sign it (a bug of an older devlint, say)."""
+    text = content if isinstance(content, bytes) else json.dumps(content).encode()
+    entry.write_bytes(sign(results.secret, text) + text)
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -246,7 +261,7 @@ def test_corrupt_entry_is_a_miss_and_is_replaced(tmp_path: Path, text: str) -> N
     data, name = path.read_bytes(), str(path)
     entry = entry_path(results, data, name)
     entry.parent.mkdir(parents=True, exist_ok=True)
-    entry.write_bytes(text.encode("utf-8", "surrogateescape"))
+    write_entry(results, entry, text.encode("utf-8", "surrogateescape"))
     assert results.get(data, name) is None
     diagnostics = lint_file_cached(path, SETTINGS, results, cli.lint_file)
     assert [d.code for d in diagnostics] == ["DVL201"]
@@ -298,9 +313,9 @@ def test_an_entry_that_does_not_hold_up_is_linted_again(
     data, name = path.read_bytes(), str(path)
     results = ResultCache.open(project / "cache", SETTINGS)
     entry = entry_path(results, data, name)
-    planted = json.loads(entry.read_text())
+    planted = read_entry(results, entry)
     plant(planted)
-    entry.write_text(json.dumps(planted))
+    write_entry(results, entry, planted)
     assert results.get(data, name) is None
     assert cli.main(argv) == 1
     assert capsys.readouterr().out == cold
@@ -321,7 +336,8 @@ def test_an_entry_that_is_not_a_regular_file_is_a_miss_at_once(tmp_path: Path, k
         "import sys\n"
         "from pathlib import Path\n"
         "from devlint.cache import ResultCache\n"
-        f"print(ResultCache(Path({str(results.folder)!r}), {results.salt!r}).get(b'x', 'm.py'))\n"
+        f"print(ResultCache(Path({str(results.folder)!r}), {results.salt!r}, b'k' * 32)"
+        ".get(b'x', 'm.py'))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
@@ -400,8 +416,8 @@ def test_unwritable_cache_location_is_not_an_error(
 SHARED = b"x = 1\n" * 40
 
 
-def _hammer(folder: str, salt: bytes, rounds: int) -> None:
-    results = ResultCache(Path(folder), salt)
+def _hammer(folder: str, salt: bytes, secret: bytes, rounds: int) -> None:
+    results = ResultCache(Path(folder), salt, secret)
     diagnostics = [
         Diagnostic("m.py", line, 0, line, 4, "DVL101", "x" * 2000) for line in range(1, 40)
     ]
@@ -414,7 +430,9 @@ def test_concurrent_writers_never_expose_a_partial_entry(tmp_path: Path) -> None
     key = results.key(SHARED, "m.py")
     context = multiprocessing.get_context("spawn")
     writers = [
-        context.Process(target=_hammer, args=(str(results.folder), results.salt, 150))
+        context.Process(
+            target=_hammer, args=(str(results.folder), results.salt, results.secret, 150)
+        )
         for _ in range(3)
     ]
     for writer in writers:
@@ -436,7 +454,7 @@ def test_concurrent_writers_never_expose_a_partial_entry(tmp_path: Path) -> None
 def test_entries_are_json_not_pickle(tmp_path: Path) -> None:
     results = ResultCache.open(tmp_path, SETTINGS)
     results.put(b"x", "m.py", [Diagnostic("m.py", 1, 0, 1, 1, "DVL101", "message")])
-    entry = json.loads(entry_path(results, b"x", "m.py").read_text())
+    entry = read_entry(results, entry_path(results, b"x", "m.py"))
     assert entry["path"] == "m.py" and entry["diagnostics"][0]["severity"] == "error"
 
 
@@ -454,3 +472,141 @@ def test_editing_an_imported_module_relints_its_importers_and_nothing_else(
     (tmp_path / "utils.py").write_text((forgetting / "utils.py").read_text())
     assert "train.py:17:37: DVL301" in run(tmp_path, capsys, "--jobs", "1")
     assert sorted(linted) == ["train.py", "utils.py"]
+
+
+# a cache folder is input from whoever can write it ----------------------------------
+
+
+def test_an_unsigned_entry_that_hides_findings_is_a_miss(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A well-formed entry that lists no findings, planted by someone without the secret."""
+    argv = ["check", "--jobs", "1", "--cache-dir", str(project / "cache"), str(project)]
+    assert cli.main(argv) == 1
+    cold = capsys.readouterr().out
+    path = project / "m00.py"
+    data, name = path.read_bytes(), str(path)
+    results = ResultCache.open(project / "cache", SETTINGS)
+    entry = entry_path(results, data, name)
+    planted = {**read_entry(results, entry), "diagnostics": []}
+    text = json.dumps(planted).encode()
+    for signature in (b"", bytes(32), sign(b"another user's secret".ljust(32), text)):
+        entry.write_bytes(signature + text)
+        assert results.get(data, name) is None
+        assert cli.main(argv) == 1
+        assert capsys.readouterr().out == cold
+
+
+@pytest.fixture
+def fresh_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """A home of its own for the secret, read anew by this test's runs."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    cache_secret.cache_clear()
+    yield tmp_path / "state" / "devlint" / "cache-key"
+    cache_secret.cache_clear()
+
+
+def test_the_secret_is_made_once_readable_by_its_owner_only(fresh_secret: Path) -> None:
+    secret = cache_secret()
+    assert secret is not None and fresh_secret.read_bytes() == secret
+    assert stat.S_IMODE(fresh_secret.stat().st_mode) == 0o600
+    cache_secret.cache_clear()
+    assert cache_secret() == secret
+
+
+@pytest.mark.parametrize("problem", ["others-may-read", "not-a-key", "a-link"])
+def test_a_secret_others_could_know_means_no_cache(
+    fresh_secret: Path, tmp_path: Path, problem: str
+) -> None:
+    fresh_secret.parent.mkdir(parents=True)
+    if problem == "a-link":
+        (tmp_path / "elsewhere").write_bytes(b"k" * 32)
+        (tmp_path / "elsewhere").chmod(0o600)
+        fresh_secret.symlink_to(tmp_path / "elsewhere")
+    else:
+        fresh_secret.write_bytes(b"k" * (32 if problem == "others-may-read" else 5))
+        fresh_secret.chmod(0o644 if problem == "others-may-read" else 0o600)
+    assert cache_secret() is None
+    assert ResultCache.open(tmp_path, SETTINGS) is None
+    assert not (tmp_path / CACHE_DIR_NAME).exists()
+
+
+def test_the_secret_can_come_from_the_environment(
+    fresh_secret: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI: a repository secret, the same on every machine that may use the cache."""
+    monkeypatch.setenv("DEVLINT_CACHE_KEY", "from the CI's secrets")
+    first = cache_secret()
+    cache_secret.cache_clear()
+    monkeypatch.setenv("DEVLINT_CACHE_KEY", "another")
+    assert first is not None and cache_secret() not in (None, first)
+    assert not fresh_secret.exists()
+
+
+def warned_run(project: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """Run twice over ``project`` with its cache in ``project/cache``; the warning printed."""
+    argv = ["check", "--jobs", "1", "--cache-dir", str(project / "cache"), str(project)]
+    assert cli.main(argv) == 1
+    first = capsys.readouterr()
+    assert cli.main(argv) == 1
+    second = capsys.readouterr()
+    assert second.out == first.out and "DVL201" in first.out
+    return first.err
+
+
+def test_a_cache_folder_of_another_user_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project / "cache" / CACHE_DIR_NAME
+    root.mkdir(parents=True)
+    monkeypatch.setattr(cache_module, "_user_id", lambda: os.geteuid() + 1)
+    linted = record_linting(monkeypatch)
+    warning = warned_run(project, capsys)
+    assert f"devlint: warning: not using the cache: {root} belongs to another user" in warning
+    assert list(root.iterdir()) == []
+    assert len(linted) == 40  # both runs lint every file
+
+
+def test_a_cache_folder_anybody_may_write_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project / "cache" / CACHE_DIR_NAME
+    root.mkdir(parents=True)
+    root.chmod(0o777)
+    linted = record_linting(monkeypatch)
+    warning = warned_run(project, capsys)
+    assert f"not using the cache: {root} may be written by anybody (mode 777)" in warning
+    assert list(root.iterdir()) == []
+    assert len(linted) == 40
+
+
+def test_a_cache_folder_linked_out_of_its_directory_is_refused(
+    project: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (project / "cache").mkdir()
+    (project / "cache" / CACHE_DIR_NAME).symlink_to(elsewhere)
+    warning = warned_run(project, capsys)
+    assert "is a symbolic link to" in warning and "outside" in warning
+    assert list(elsewhere.iterdir()) == []  # no .gitignore, CACHEDIR.TAG or entries there
+
+
+def test_a_cache_folder_linked_within_its_directory_is_used(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "cache" / "real").mkdir(parents=True)
+    (project / "cache" / CACHE_DIR_NAME).symlink_to("real")
+    assert "warning" not in warned_run(project, capsys)
+    assert (project / "cache" / "real" / "CACHEDIR.TAG").exists()
+
+
+def test_a_new_cache_folder_is_not_writable_by_others_whatever_the_umask(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = os.umask(0)
+    try:
+        warned_run(project, capsys)
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((project / "cache" / CACHE_DIR_NAME).stat().st_mode)
+    assert not mode & 0o022

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from devlint import __version__, gc_thresholds
-from devlint.cache import Linted, ResultCache, default_cache_dir
+from devlint.cache import Linted, ResultCache, UnsafeCacheError, default_cache_dir
 from devlint.codes import unknown_code
 from devlint.config import ConfigError, Settings, load_settings, load_settings_file
 from devlint.decoding import decode_source
@@ -282,7 +282,7 @@ def _check(args: argparse.Namespace) -> int:
     if results is None:
         lint = lint_file
     else:
-        lint = partial(lint_file, trees=TreeCache.for_run(results.folder, paths))
+        lint = partial(lint_file, trees=TreeCache.for_run(results, paths))
     diagnostics += lint_files(files, settings, args.jobs, results, lint)
     checked = len(entries)  # a path skipped with a notice (a folder, a FIFO) was checked too
     if STDIN in args.paths:
@@ -361,7 +361,11 @@ def _notice_enabled(diagnostic: Diagnostic, settings: Settings) -> bool:
 def _result_cache(args: argparse.Namespace, settings: Settings) -> ResultCache | None:
     if args.no_cache:
         return None
-    return ResultCache.open(args.cache_dir or default_cache_dir(settings), settings)
+    try:
+        return ResultCache.open(args.cache_dir or default_cache_dir(settings), settings)
+    except UnsafeCacheError as error:
+        print(printable(f"devlint: warning: not using the cache: {error}"), file=sys.stderr)
+        return None
 
 
 def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
