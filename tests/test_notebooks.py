@@ -143,6 +143,20 @@ def test_a_file_that_is_no_notebook_gets_a_notice_never_clean(tmp_path, content,
     assert reason in done.stdout.decode()
 
 
+def test_integers_too_long_for_python_do_not_stop_the_notebook_being_linted(tmp_path):
+    """Python refuses to convert integers of over 4,300 digits (once DVL003)."""
+    huge = "9" * 5000
+    text = (
+        f'{{"nbformat": 4, "nbformat_minor": 5, "metadata": {{"n": {huge}}}, "cells": ['
+        f'{{"cell_type": "code", "execution_count": {huge}, "metadata": {{}}, "outputs": [],'
+        ' "source": "import torch\\nx = torch.zeros(3)\\nx.to(\\"cuda\\")\\ny = 1\\n"}]}'
+    )
+    (tmp_path / "nb.ipynb").write_text(text)
+    assert [
+        (d["code"], d["cell"], d["line"]) for d in _json_findings("nb.ipynb", cwd=tmp_path)
+    ] == [("DVL201", 1, 3)]
+
+
 def test_a_folder_walk_lints_notebooks_skips_checkpoints_and_exclude_drops_them(tmp_path):
     shutil.copy(NOTEBOOKS / "input_left_on_cpu.ipynb", tmp_path / "nb.ipynb")
     (tmp_path / ".ipynb_checkpoints").mkdir()

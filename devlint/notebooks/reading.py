@@ -16,7 +16,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 NOTEBOOK_SUFFIX = ".ipynb"
-_DECODER = json.JSONDecoder()
+
+
+def _integer(digits: str) -> int | str:
+    """A JSON integer; one too long for Python to convert (over 4,300 digits, in metadata or
+    an output) stays text: devlint reads only the cells' sources."""
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
+
+
+_DECODER = json.JSONDecoder(parse_int=_integer)
 _SPACE = re.compile(r"[ \t\n\r]*")
 _LINE_START = re.compile(r"\r\n|\r|\n")
 
