@@ -23,7 +23,14 @@ from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
 from devlint.gc_thresholds import fewer_collections
 from devlint.limits import complexity_problem
-from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
+from devlint.notices import (
+    INTERNAL_ERROR,
+    SYNTAX_ERROR,
+    TOO_COMPLEX,
+    UNREADABLE,
+    notice,
+    unreadable,
+)
 from devlint.parsing import parse_module
 from devlint.project import Project, is_test_module
 from devlint.project_index import FileImporter, index_of
@@ -183,7 +190,7 @@ def lint_file_in_project(
     try:
         data = read_regular_file(path)
     except OSError as error:
-        return [notice(name, UNREADABLE, f"cannot read file: {error.strerror or error}")], []
+        return [unreadable(name, error)], []
     source, problem = decode_source(data)
     if source is None:
         return [notice(name, UNREADABLE, f"cannot decode file: {problem} (not analysed)")], []

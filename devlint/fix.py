@@ -25,7 +25,7 @@ from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.engine import lint_source, project_importer
-from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice
+from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice, unreadable
 from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
 from devlint.safe_write import NotRewritten, WritePolicy, rewrite
@@ -161,8 +161,7 @@ def fixed_from_file(
     try:
         data = read_regular_file(path)
     except OSError as error:
-        message = f"cannot read file: {error.strerror or error}"
-        return FixResult(name, "", "", [notice(name, UNREADABLE, message)])
+        return FixResult(name, "", "", [unreadable(name, error)])
     importer = project_importer(path, settings)
     return fixer(data, name, settings, unsafe=unsafe, importer=importer)
 

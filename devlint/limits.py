@@ -30,6 +30,15 @@ import re
 
 MAX_BYTES = 10_000_000
 """Far above real code (its largest files are well under 1 MB); past it, generated data."""
+MAX_NOTEBOOK_BYTES = 100_000_000
+"""A notebook also holds its outputs (images, tables): tens of megabytes are real."""
+
+
+def max_file_bytes(path: object) -> int:
+    """The most devlint reads of the file at ``path``: a larger one is skipped unread."""
+    return MAX_NOTEBOOK_BYTES if str(path).lower().endswith(".ipynb") else MAX_BYTES
+
+
 MAX_TOKENS = 150_000
 """About 15,000 lines of dense code; LibCST peaks near 450 MB on it."""
 MAX_DEPTH = 200

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from devlint.diagnostic import Diagnostic, Severity
+from devlint.reading import FileTooLargeError
 
 SYNTAX_ERROR = "DVL001"
 UNREADABLE = "DVL002"
@@ -23,3 +24,11 @@ NOTICE_SUMMARIES = {
 def notice(path: str, code: str, message: str, line: int = 1, column: int = 0) -> Diagnostic:
     """A diagnostic that says why a file was not (fully) analysed."""
     return Diagnostic(path, line, column, line, column, code, message, Severity.ERROR)
+
+
+def unreadable(path: str, error: OSError) -> Diagnostic:
+    """The notice for a file that could not be read: too large to analyse (skipped unread,
+    as ``limits`` skips a text too large), or unreadable."""
+    if isinstance(error, FileTooLargeError):
+        return notice(path, TOO_COMPLEX, f"{error.strerror} (skipped)")
+    return notice(path, UNREADABLE, f"cannot read file: {error.strerror or error}")

@@ -1,10 +1,12 @@
-"""Read a file's bytes only when it is a regular file.
+"""Read a file's bytes only when it is a regular file, and not too large to analyse.
 
 A path a user names may be a FIFO (reading blocks until a writer comes, maybe
 never), a device (``/dev/zero`` never ends) or a socket. Such a file is never
 opened: its type is checked first (after following links), then the file is
 opened without blocking and checked again on the open descriptor, so a file
-swapped for a FIFO in between is not read either.
+swapped for a FIFO in between is not read either. Its size is checked on the
+descriptor too, and no more than the limit is read, so a 20 GB (sparse) file
+costs nothing, however it is reached: walked, imported or named by a cache entry.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+
+from devlint.limits import max_file_bytes
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -35,6 +39,10 @@ class NotRegularFileError(OSError):
     """The path is not a regular file; ``strerror`` says what it is."""
 
 
+class FileTooLargeError(OSError):
+    """The file is larger than devlint analyses; ``strerror`` says how large."""
+
+
 def file_kind(mode: int) -> str | None:
     """What a file of this ``st_mode`` is, or None for a regular file."""
     if stat.S_ISREG(mode):
@@ -42,13 +50,28 @@ def file_kind(mode: int) -> str | None:
     return next((name for is_kind, name in _KINDS if is_kind(mode)), "not a regular file")
 
 
-def read_regular_file(path: Path | str) -> bytes:
-    """The bytes of ``path``; raises ``OSError`` if it cannot be read or is not a regular file."""
+def read_regular_file(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of ``path``; raises ``OSError`` if it cannot be read or is not a regular
+    file, ``FileTooLargeError`` if it holds more than ``limit`` bytes (by default, the
+    limit for its kind: ``limits.max_file_bytes``)."""
+    limit = max_file_bytes(path) if limit is None else limit
     _check_regular(path, os.stat(path).st_mode)
     descriptor = os.open(path, _OPEN_FLAGS)
     with open(descriptor, "rb", closefd=True) as stream:
-        _check_regular(path, os.fstat(descriptor).st_mode)  # replaced since the stat?
-        return stream.read()
+        status = os.fstat(descriptor)
+        _check_regular(path, status.st_mode)  # replaced since the stat?
+        _check_size(path, status.st_size, limit)
+        data = stream.read(limit + 1)
+        _check_size(path, len(data), limit)  # grown since the stat?
+        return data
+
+
+def _check_size(path: Path | str, size: int, limit: int) -> None:
+    if size > limit:
+        message = f"file too large to analyse: {size:,} bytes, over the limit of {limit:,}"
+        if size == limit + 1:  # only the read saw it: it grew past the limit
+            message = f"file too large to analyse: over the limit of {limit:,} bytes"
+        raise FileTooLargeError(errno.EFBIG, message, str(path))
 
 
 def _check_regular(path: Path | str, mode: int) -> None:

@@ -213,3 +213,68 @@ def test_internal_error_outside_analysis_names_the_file_and_the_run_goes_on(
     ]
     assert found[str(tmp_path / "buggy.py")][0].startswith("DVL101 ")
     assert captured.err == "Found 2 problems in 2 files (DVL003: 1, DVL101: 1).\n"
+
+
+# files too large to read ---------------------------------------------------------------
+
+HUGE = 20 << 30
+"""A 20 GB (sparse) file: read whole, it ended the run with MemoryError."""
+
+
+def sparse(path: Path, size: int = HUGE) -> None:
+    with open(path, "wb") as stream:
+        stream.truncate(size)
+
+
+def devlint_in_4_gb(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``devlint`` with at most 4 GB of address space: a file read whole would not fit."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "devlint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=limit,
+    )
+
+
+TOO_LARGE = (
+    f"DVL004 file too large to analyse: {HUGE:,} bytes, over the limit of 10,000,000 (skipped)"
+)
+
+
+@pytest.mark.parametrize("options", [["--no-cache"], ["--fix"], ["--format", "sarif"]])
+def test_a_huge_file_in_the_tree_is_skipped_unread(tmp_path: Path, options: list[str]) -> None:
+    (tmp_path / "buggy.py").write_text(MIXED)
+    sparse(tmp_path / "big.py")
+    result = devlint_in_4_gb("check", *options, ".", cwd=tmp_path)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert result.returncode == 1, result.stderr
+    if options[0] != "--format":
+        assert reports(result.stdout)["big.py"] == [TOO_LARGE]
+
+
+def test_a_huge_module_imported_or_named_by_a_cache_entry_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "big.py").write_text("import torch\n\nSIZE = 3\n")
+    (tmp_path / "train.py").write_text("import torch\nfrom big import SIZE\n\n" + MIXED)
+    first = devlint_in_4_gb("check", "train.py", cwd=tmp_path)  # its entry names big.py
+    assert reports(first.stdout)["train.py"][0].startswith("DVL101"), first.stderr
+    sparse(tmp_path / "big.py")
+    for options in ([], ["--no-cache"]):
+        again = devlint_in_4_gb("check", *options, "train.py", cwd=tmp_path)
+        assert again.returncode == 1, again.stderr
+        assert reports(again.stdout) == reports(first.stdout)
+
+
+def test_a_huge_notebook_is_skipped_unread(tmp_path: Path) -> None:
+    sparse(tmp_path / "big.ipynb")
+    result = devlint_in_4_gb("check", "--no-cache", "big.ipynb", cwd=tmp_path)
+    assert reports(result.stdout)["big.ipynb"] == [
+        f"DVL004 file too large to analyse: {HUGE:,} bytes, over the limit of 100,000,000 (skipped)"
+    ]

@@ -18,7 +18,14 @@ from devlint.diagnostic import Diagnostic, SourceEdit, SuggestedFix
 from devlint.engine import LintReport, lint_report, project_importer
 from devlint.notebooks.program import Program, cell_code, program_of
 from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
-from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, notice
+from devlint.notices import (
+    INTERNAL_ERROR,
+    SYNTAX_ERROR,
+    TOO_COMPLEX,
+    UNREADABLE,
+    notice,
+    unreadable,
+)
 from devlint.parsing import parse_module
 from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
@@ -34,7 +41,7 @@ def lint_notebook_file(
     try:
         data = read_regular_file(path)
     except OSError as error:
-        return [notice(name, UNREADABLE, f"cannot read file: {error.strerror or error}")], []
+        return [unreadable(name, error)], []
     importer = project_importer(path, settings, trees)
     notebook = read_or_notice(data, name)
     if isinstance(notebook, Diagnostic):
