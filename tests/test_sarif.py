@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -186,3 +187,17 @@ def test_a_value_from_another_file_is_a_related_location(repository: Path) -> No
     location = related["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "src/pkg/masks.py", "uriBaseId": "%SRCROOT%"}
     assert location["region"] == {"startLine": 7}
+
+
+def test_a_file_name_that_is_not_utf8_is_percent_encoded(repository: Path) -> None:
+    """``caf\\xe9.py`` (Latin-1 bytes in the name) once ended the run with UnicodeEncodeError."""
+    name = os.fsdecode(b"caf\xe9.py")
+    (repository / "src" / name).write_text(DISCARDED, encoding="utf-8")
+    status, log = sarif(".", cwd=repository)
+    assert status == 1
+    validate(log)
+    uris = {
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for result in log["runs"][0]["results"]
+    }
+    assert "src/caf%E9.py" in uris

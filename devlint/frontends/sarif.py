@@ -204,12 +204,14 @@ def _related_location(number: int, place: RelatedPlace, root: Path) -> dict[str,
 
 
 def _artifact_location(path: str, root: Path) -> dict[str, str]:
-    """A URI relative to ``root`` under ``%SRCROOT%``; an absolute one outside it."""
+    """A URI relative to ``root`` under ``%SRCROOT%``; an absolute one outside it. Both
+    percent-encode the name's bytes, so a name that is not UTF-8 (``caf\\xe9.py``) is
+    ``caf%E9.py``, as ``Path.as_uri`` writes it."""
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute, root)
     if relative == os.curdir or relative.startswith(os.pardir) or os.path.isabs(relative):
         return {"uri": Path(absolute).as_uri()}
-    return {"uri": quote(Path(relative).as_posix()), "uriBaseId": SRCROOT}
+    return {"uri": quote(os.fsencode(Path(relative).as_posix())), "uriBaseId": SRCROOT}
 
 
 def _directory_uri(root: Path) -> str:
