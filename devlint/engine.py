@@ -12,8 +12,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import libcst as cst
-
 from devlint import clash_owners
 from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
@@ -25,12 +23,12 @@ from devlint.gc_thresholds import fewer_collections
 from devlint.limits import complexity_problem
 from devlint.notices import (
     INTERNAL_ERROR,
-    SYNTAX_ERROR,
     TOO_COMPLEX,
     UNREADABLE,
     notice,
     unreadable,
 )
+from devlint.parse_failures import parse_failure
 from devlint.parsing import parse_module
 from devlint.project import Project, is_test_module
 from devlint.project_index import FileImporter, index_of
@@ -139,13 +137,8 @@ def _lint_report(
         return LintReport([notice(path, TOO_COMPLEX, f"{problem} (skipped)")])
     try:
         module = importer.parse(source) if importer is not None else parse_module(source)
-    except cst.ParserSyntaxError as error:
-        message = f"cannot parse: {error.message} (not analysed)"
-        return LintReport(
-            [notice(path, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))]
-        )
-    except Exception as error:  # LibCST raises assorted errors on odd input
-        return LintReport([notice(path, SYNTAX_ERROR, f"cannot parse: {error} (not analysed)")])
+    except Exception as error:  # ParserSyntaxError, and assorted errors on odd input
+        return LintReport([parse_failure(path, source, error)])
     try:
         facts = analyse(module, settings, importer)
         facts.layout = layout

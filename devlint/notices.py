@@ -10,6 +10,7 @@ UNREADABLE = "DVL002"
 INTERNAL_ERROR = "DVL003"
 TOO_COMPLEX = "DVL004"
 NOT_REWRITTEN = "DVL005"
+PARSER_LIMITATION = "DVL006"
 
 NOTICE_SUMMARIES = {
     SYNTAX_ERROR: "file could not be parsed; it was not analysed",
@@ -18,12 +19,16 @@ NOTICE_SUMMARIES = {
     TOO_COMPLEX: "file too large or too deeply nested to analyse; it was skipped",
     NOT_REWRITTEN: "file not rewritten by --fix (read-only, its real path outside the paths"
     " given, hard-linked, or changed meanwhile); its problems are reported unfixed",
+    PARSER_LIMITATION: "Python accepts the file but LibCST, devlint's parser, cannot read it;"
+    " it was not analysed",
 }
 
 
 def notice(path: str, code: str, message: str, line: int = 1, column: int = 0) -> Diagnostic:
-    """A diagnostic that says why a file was not (fully) analysed."""
-    return Diagnostic(path, line, column, line, column, code, message, Severity.ERROR)
+    """A diagnostic that says why a file was not (fully) analysed. Only a limitation of
+    devlint's parser is a warning: the user's code is fine."""
+    severity = Severity.WARNING if code == PARSER_LIMITATION else Severity.ERROR
+    return Diagnostic(path, line, column, line, column, code, message, severity)
 
 
 def unreadable(path: str, error: OSError) -> Diagnostic:

@@ -278,3 +278,70 @@ def test_a_huge_notebook_is_skipped_unread(tmp_path: Path) -> None:
     assert reports(result.stdout)["big.ipynb"] == [
         f"DVL004 file too large to analyse: {HUGE:,} bytes, over the limit of 100,000,000 (skipped)"
     ]
+
+
+# what LibCST refuses: the user's syntax error, or LibCST's limitation -----------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "import torch\nx = 1\ny = 'abc\nz = 2\n",
+            "3:5: DVL001 [error] cannot parse: unterminated string literal (detected at line 3)",
+        ),
+        (
+            "import torch\nx = 1\ny = (1, 2\n",
+            "3:5: DVL001 [error] cannot parse: '(' was never closed",
+        ),
+        (
+            "import torch\nif x:\n        y = 1\n    z = 2\n",
+            "4:10: DVL001 [error] cannot parse: unindent does not match any outer indentation level",
+        ),
+    ],
+    ids=["unterminated-string", "unclosed-bracket", "bad-dedent"],
+)
+def test_a_syntax_error_is_reported_where_python_finds_it(
+    tmp_path: Path, source: str, expected: str
+) -> None:
+    """LibCST's tokenizer put all of these at 1:1, and its parser's message for an unclosed
+    bracket lists thirty tokens."""
+    (tmp_path / "broken.py").write_text(source)
+    result = devlint("check", "--no-cache", "broken.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"broken.py:{expected} (not analysed)\n"), result.stdout
+
+
+VALID_BUT_REFUSED = {
+    "continuation-before-a-block-line": "import torch\n\ndef f():\n    \\\n    return 1\n",
+    "continuation-before-else": "import torch\nif x:\n    pass\n\\\nelse:\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("source", VALID_BUT_REFUSED.values(), ids=VALID_BUT_REFUSED.keys())
+def test_valid_python_that_libcst_refuses_is_a_warning_about_devlint(
+    tmp_path: Path, source: str
+) -> None:
+    compile(source, "valid.py", "exec")  # Python accepts it
+    (tmp_path / "valid.py").write_text(source)
+    result = devlint("check", "--no-cache", "valid.py", cwd=tmp_path)
+    [line] = result.stdout.splitlines()
+    assert " DVL006 [warning] Python accepts this file, but LibCST, devlint's parser," in line
+    assert line.endswith("(not analysed)")
+    assert "DVL001" not in result.stdout
+
+
+def test_a_notebook_cell_libcst_refuses_is_a_warning_at_the_cell(tmp_path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(VALID_BUT_REFUSED["continuation-before-a-block-line"]),
+        nbformat.v4.new_code_cell("import torch\nx = torch.ones(3)\nx.to('cuda')\ny = 1\n"),
+    ]
+    nbformat.write(notebook, tmp_path / "nb.ipynb")
+    result = devlint("check", "--no-cache", "nb.ipynb", cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("nb.ipynb:cell 1:5:1: DVL006 [warning] Python accepts cell 1, but")
+    assert lines[0].endswith("(cell not analysed)")
+    assert lines[1].startswith("nb.ipynb:cell 2:3:1: DVL201 ")

@@ -344,7 +344,7 @@ def test_a_cell_ipython_dedents_is_analysed_and_fixed_beside_one_that_does_not_p
     found = _json_findings("nb.ipynb", cwd=tmp_path)
     assert [(d["cell"], d["line"], d["column"], d["code"]) for d in found] == [
         (1, 3, 3, "DVL201"),
-        (2, 1, 1, "DVL001"),
+        (2, 1, 7, "DVL001"),  # where Python finds the syntax error
     ]
     _devlint("check", "--no-cache", "--fix", "nb.ipynb", cwd=tmp_path)
     fixed = nbformat.read(path, as_version=4).cells[0].source

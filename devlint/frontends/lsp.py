@@ -69,7 +69,7 @@ from devlint.engine import LintReport, lint_report
 from devlint.frontends.lsp_notebooks import NOTEBOOK_SYNC, by_cell, notebook_of
 from devlint.notebooks.linting import CellReport, notebook_report
 from devlint.notebooks.reading import Notebook
-from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
+from devlint.notices import INTERNAL_ERROR, PARSER_LIMITATION, SYNTAX_ERROR
 from devlint.project import Project
 from devlint.project_index import FileImporter, index_of
 from devlint.rule_docs import docs_url
@@ -87,7 +87,7 @@ _SEVERITY = {
     Severity.WARNING: types.DiagnosticSeverity.Warning,
     Severity.INFO: types.DiagnosticSeverity.Information,
 }
-_UNANALYSED = (SYNTAX_ERROR, INTERNAL_ERROR)
+_UNANALYSED = (SYNTAX_ERROR, PARSER_LIMITATION, INTERNAL_ERROR)
 _FIXABLE = frozenset(rule.meta.code for rule in all_rules() if rule.meta.fixable)
 Report = TypeVar("Report")
 _LINE_BREAK = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")

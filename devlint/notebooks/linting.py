@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import libcst as cst
-
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, SourceEdit, SuggestedFix
 from devlint.engine import LintReport, lint_report, project_importer
@@ -20,12 +18,14 @@ from devlint.notebooks.program import Program, cell_code, program_of
 from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
 from devlint.notices import (
     INTERNAL_ERROR,
+    PARSER_LIMITATION,
     SYNTAX_ERROR,
     TOO_COMPLEX,
     UNREADABLE,
     notice,
     unreadable,
 )
+from devlint.parse_failures import parse_failure
 from devlint.parsing import parse_module
 from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
@@ -108,7 +108,7 @@ def notebook_report(
         return lint_report(program.text, name, settings, importer=importer, layout=program)
 
     report = report_on(program)
-    if any(d.code == SYNTAX_ERROR for d in report.diagnostics):
+    if any(d.code in (SYNTAX_ERROR, PARSER_LIMITATION) for d in report.diagnostics):
         program, unparsed = _without_unparsable(program, name)
         report = report_on(program)
     linted = {in_cell(d, program): d for d in report.diagnostics}
@@ -154,15 +154,11 @@ def _without_unparsable(program: Program, name: str) -> tuple[Program, list[Diag
     (cells are parsed one by one only when the whole program does not parse)."""
     notices = []
     for cell in program.cells:
+        code = cell_code(cell.source)[0]
         try:
-            parse_module(cell_code(cell.source)[0])
-        except cst.ParserSyntaxError as error:
-            message = f"cannot parse cell {cell.number}: {error.message} (cell not analysed)"
-            at = notice(name, SYNTAX_ERROR, message, error.raw_line, max(error.raw_column, 0))
-            notices.append(replace(at, cell=cell.number))
-            program = program.without(cell.number)
-        except Exception as error:
-            message = f"cannot parse cell {cell.number}: {error} (cell not analysed)"
-            notices.append(replace(notice(name, SYNTAX_ERROR, message), cell=cell.number))
+            parse_module(code)
+        except Exception as error:  # ParserSyntaxError, and assorted errors on odd input
+            failure = parse_failure(name, code, error, f"cell {cell.number}")
+            notices.append(replace(failure, cell=cell.number))
             program = program.without(cell.number)
     return program, notices
