@@ -296,7 +296,8 @@ def test_a_huge_notebook_is_skipped_unread(tmp_path: Path) -> None:
         ),
         (
             "import torch\nif x:\n        y = 1\n    z = 2\n",
-            "4:10: DVL001 [error] cannot parse: unindent does not match any outer indentation level",
+            "4:10: DVL001 [error] cannot parse: unindent does not match any outer"
+            " indentation level",
         ),
     ],
     ids=["unterminated-string", "unclosed-bracket", "bad-dedent"],
