@@ -11,7 +11,7 @@ from devlint.core.torch_model import RANDOM_FACTORIES, is_legacy_constructor
 from devlint.core.conflicts import Clash, first_per_source, inside, source_tag
 from devlint.core.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
-from devlint.core.syntax import dotted_name, last_name
+from devlint.core.syntax import dotted_name, expression_nodes, last_name
 from devlint.core.values import NO_DEVICE, Kind, Value
 from devlint.diagnostic import Severity
 from devlint.fix_helpers import ancestors, is_bound_at, with_keyword
@@ -61,8 +61,12 @@ class TensorCreatedWithoutDevice(Rule):
     The fix passes `device=<partner>.device` to the factory, where the partner
     is the tensor it meets (for a module call, an input on the module's device),
     when that is a variable already set where the factory runs. Safe for
-    deterministic factories; unsafe for random ones (`randn`, `rand`, …), whose
-    numbers then come from the device's generator. No fix for the legacy typed
+    deterministic factories when the partner is known to be a tensor; unsafe for
+    random ones (`randn`, `rand`, …), whose numbers then come from the device's
+    generator, and when the partner comes from a parameter that is neither
+    annotated as a tensor nor read as one (`x.device`) in the function: a
+    parameter `torch.pow(width_mult, e)` reads may be a Python number, which has
+    no `.device`. No fix for the legacy typed
     constructors (`torch.LongTensor(...)`, `torch.Tensor(...)` …), which raise
     given any device but the CPU.
 
@@ -95,16 +99,21 @@ def _fix(facts: Facts, event: object, clash: Clash) -> Fix | None:
     factory = origin.node if origin is not None else None
     if not isinstance(factory, cst.Call) or is_legacy_constructor(facts, factory):
         return None  # a legacy constructor raises given any device but the cpu
-    name = _partner_name(facts, event, clash, factory)
-    created = with_keyword(factory, "device", f"{name}.device") if name is not None else None
+    partner = _partner(facts, event, clash, factory)
+    if partner is None:
+        return None
+    name, value = partner
+    created = with_keyword(factory, "device", f"{name}.device")
     if created is None:
         return None
-    safe = last_name(factory.func) not in RANDOM_FACTORIES
+    safe = last_name(factory.func) not in RANDOM_FACTORIES and _known_tensor(facts, value)
     title = f"Create it on `{name}.device`"
     return Fix(factory, facts.module.code_for_node(created), title, safe)
 
 
-def _partner_name(facts: Facts, event: object, clash: Clash, factory: cst.Call) -> str | None:
+def _partner(
+    facts: Facts, event: object, clash: Clash, factory: cst.Call
+) -> tuple[str, Value] | None:
     """A tensor variable on the partner's device that is set where the factory runs."""
     device = clash.second.value.device
     for node, value in _candidates(facts, event, clash, factory):
@@ -112,8 +121,34 @@ def _partner_name(facts: Facts, event: object, clash: Clash, factory: cst.Call) 
             continue
         name = dotted_name(node)
         if name is not None and is_bound_at(facts, name.split(".", 1)[0], factory):
-            return name
+            return name, value
     return None
+
+
+def _known_tensor(facts: Facts, value: Value) -> bool:
+    """Whether the code shows ``value`` to be a tensor, so that ``.device`` can be read of it.
+
+    A value that comes from a parameter was taken for a tensor because of how the code
+    uses it, and ``torch.pow(width_mult, exps)`` takes a float as well: writing
+    ``width_mult.device`` would break working code. Such a value is known to be a tensor
+    only when its parameter is annotated as one, or when the function already reads the
+    parameter's ``.device`` (it would fail on a number already).
+    """
+    param = value.origin.node if value.origin is not None else None
+    if not isinstance(param, cst.Param):
+        return True  # made by torch: a factory, an operation, a module, a loader
+    if param.annotation is not None:
+        written = dotted_name(param.annotation.annotation) or ""
+        return written.rsplit(".", 1)[-1].endswith("Tensor")
+    function = next((n for n in ancestors(facts, param) if isinstance(n, cst.FunctionDef)), None)
+    name = param.name.value
+    return function is not None and any(
+        isinstance(node, cst.Attribute)
+        and node.attr.value == "device"
+        and isinstance(node.value, cst.Name)
+        and node.value.value == name
+        for node in expression_nodes(function.body)
+    )
 
 
 def _candidates(
