@@ -120,6 +120,12 @@ class Recorder:
             moved[0] += 1
             moved[1] += nbytes
 
+    def clear(self) -> None:
+        """Forget what was recorded: a forked child starts with its parent's records."""
+        self.transfers.clear()
+        self.created_then_moved.clear()
+        self.device_errors.clear()
+
     def device_error(self, error: BaseException) -> None:
         if len(self.device_errors) >= MAX_ERRORS:
             return
