@@ -12,7 +12,8 @@ from pathlib import Path
 
 from devlint.harness import evidence
 from devlint.harness.confirm import Evidence
-from devlint.harness.report import RunReport
+from devlint.harness.observe import CREATED_THEN_MOVED, HOST_TO_DEVICE
+from devlint.harness.report import ProcessReport, RunReport, combine
 from devlint.harness.runner import Job, Result, run_jobs
 from devlint.harness.verdict import Outcome, expected, judge
 from devlint.rule import RuntimeExpectation
@@ -100,6 +101,21 @@ def test_the_evidence_file_merges_runs_and_renders_each_rules_section(tmp_path):
     assert "| `bad.py` | emulated (2 GPUs) | pass | `RuntimeError: a\\|b` |" in section
     assert evidence.FIDELITY_NOT_RUN in section
     assert "No harness evidence" in "\n".join(evidence.rule_section("DVL999", data))
+
+
+def test_the_processes_of_a_run_make_one_table_and_one_symptom():
+    """A worker's transfers and copies at the line the main process also ran add up."""
+
+    def process(pid: int, main: bool, copies: int) -> ProcessReport:
+        moved = {"file": "/x/train.py", "line": 5, "count": copies, "bytes": 16 * copies}
+        transfer = {"kind": HOST_TO_DEVICE, **moved}
+        return ProcessReport(pid, main, transfers=[transfer], created_then_moved=[moved])
+
+    run = combine([process(10, True, 1), process(11, False, 2)])
+    assert run.transfers == [
+        {"kind": HOST_TO_DEVICE, "file": "/x/train.py", "line": 5, "count": 3, "bytes": 48}
+    ]
+    assert run.symptoms == [f"{CREATED_THEN_MOVED}: 3 copies at train.py:5"]
 
 
 def test_the_committed_evidence_names_existing_rules_and_examples():

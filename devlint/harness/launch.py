@@ -62,7 +62,6 @@ class Session:
             transfers=data["transfers"],
             created_then_moved=data["created_then_moved"],
             device_errors=data["device_errors"],
-            symptoms=data["symptoms"],
         ).write(self.report_dir)
 
     def forked(self) -> None:

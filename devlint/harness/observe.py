@@ -12,6 +12,7 @@ import os
 import sys
 import sysconfig
 from dataclasses import dataclass, field
+from typing import Any
 
 from devlint.examples import rules_root
 
@@ -134,16 +135,6 @@ class Recorder:
             {"type": type(error).__name__, "message": str(error), "file": file, "line": line}
         )
 
-    def symptoms(self) -> list[str]:
-        """Measured symptoms, in the words rules declare them (see docs/writing-a-rule.md)."""
-        if not self.created_then_moved:
-            return []
-        count = sum(counts[0] for counts in self.created_then_moved.values())
-        places = ", ".join(
-            f"{os.path.basename(file)}:{line}" for file, line in sorted(self.created_then_moved)
-        )
-        return [f"{CREATED_THEN_MOVED}: {count} copies at {places}"]
-
     def to_json(self) -> dict[str, object]:
         return {
             "transfers": [
@@ -155,5 +146,17 @@ class Recorder:
                 for (file, line), (count, size) in sorted(self.created_then_moved.items())
             ],
             "device_errors": list(self.device_errors),
-            "symptoms": self.symptoms(),
         }
+
+
+def symptoms(created_then_moved: list[dict[str, Any]]) -> list[str]:
+    """Measured symptoms, in the words rules declare them (see docs/writing-a-rule.md), from
+    the create-then-move copies of a run (``Recorder.to_json``'s, merged over its processes)."""
+    if not created_then_moved:
+        return []
+    count = sum(copy["count"] for copy in created_then_moved)
+    places = ", ".join(
+        f"{os.path.basename(file)}:{line}"
+        for file, line in sorted({(copy["file"], copy["line"]) for copy in created_then_moved})
+    )
+    return [f"{CREATED_THEN_MOVED}: {count} copies at {places}"]
