@@ -169,7 +169,8 @@ def test_run_takes_devlints_options_before_the_script_and_the_rest_for_the_scrip
     result = devlint("run", *command_line, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert f"argv {script_args!r} gpus {gpus}" in result.stdout
-    assert f"exit status 0, {gpus} emulated GPUs" in result.stderr
+    said = {1: "1 emulated GPU", 2: "2 emulated GPUs", 3: "3 emulated GPUs"}[gpus]
+    assert f"devlint run: exit status 0, {said}\n" in result.stderr
 
 
 def test_run_refuses_its_own_options_right_after_the_script_as_ambiguous(tmp_path):

@@ -37,6 +37,7 @@ from devlint.harness.termination import (
     interruptible,
 )
 from devlint.harness.verdict import Outcome
+from devlint.harness.words import counted
 from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
 from devlint.reading import read_regular_file
 
@@ -69,7 +70,7 @@ def confirm_command(args: argparse.Namespace) -> int:
     started = time.monotonic()
     found: list[Evidence] = []
     for backend, gpus in backends:
-        with Progress(3 * len(rules), f"{backend} ({gpus} GPUs)") as progress:
+        with Progress(3 * len(rules), f"{backend} ({counted(gpus, 'GPU')})") as progress:
             found += confirm(
                 rules, backend, gpus, max(1, args.jobs), args.timeout, previous, progress.advance
             )
@@ -117,14 +118,16 @@ def _print_table(found: Sequence[Evidence]) -> None:
 def _print_totals(found: Sequence[Evidence], seconds: float) -> None:
     counts = {outcome: sum(e.outcome is outcome for e in found) for outcome in Outcome}
     parts = [f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome]]
-    print(f"\n{len(found)} examples: {', '.join(parts)} in {seconds:.1f} s", file=sys.stderr)
+    examples = counted(len(found), "example")
+    print(f"\n{examples}: {', '.join(parts)} in {seconds:.1f} s", file=sys.stderr)
 
 
 def _print_fidelity(diverging: Sequence[tuple[str, str, Evidence, Evidence]]) -> None:
     if not diverging:
         print("Fidelity: real CUDA and the emulator agree on every example.", file=sys.stderr)
         return
-    print(f"Fidelity: {len(diverging)} examples differ between real CUDA and the emulator:")
+    examples = counted(len(diverging), "example")
+    print(f"Fidelity: real CUDA and the emulator differ on {examples}:")
     for rule, example, cuda, emulated in diverging:
         print(f"  {rule} {example}")
         print(f"    cuda:     {cuda.outcome.value}: {cuda.observed}")

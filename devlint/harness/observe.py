@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from devlint.examples import rules_root
+from devlint.harness.words import counted
 
 HOST_TO_DEVICE = "host-to-device"
 DEVICE_TO_HOST = "device-to-host"
@@ -159,4 +160,4 @@ def symptoms(created_then_moved: list[dict[str, Any]]) -> list[str]:
         f"{os.path.basename(file)}:{line}"
         for file, line in sorted({(copy["file"], copy["line"]) for copy in created_then_moved})
     )
-    return [f"{CREATED_THEN_MOVED}: {count} copies at {places}"]
+    return [f"{CREATED_THEN_MOVED}: {counted(count, 'copy', 'copies')} at {places}"]
