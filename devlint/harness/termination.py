@@ -1,8 +1,8 @@
 """How ``devlint run`` and ``devlint confirm`` end on SIGTERM, SIGHUP and SIGINT.
 
-By default SIGTERM and SIGHUP kill devlint on the spot, leaving the program it
-runs (in its own session, out of reach of the signal) and its temporary folders
-behind. Here the first of these signals is raised as ``Terminated``, but only
+Left to Python, SIGTERM and SIGHUP kill devlint on the spot, leaving the
+program it runs (in its own session, out of reach of the signal) and its
+temporary folders behind. Here the first of these signals is raised as ``Terminated``, but only
 while devlint waits (``interruptible``): a folder being made or a process being
 started is first assigned to the code that removes it, and that code is never
 cut short. Later signals are noted and ignored, so the cleanup finishes. The
@@ -61,7 +61,10 @@ class _Signals:
 _signals = _Signals()
 
 
-def ends_on_signals(command: Callable[[argparse.Namespace], int]):
+Command = Callable[[argparse.Namespace], int]
+
+
+def ends_on_signals(command: Command) -> Command:
     """``command``, ending with status 128 + N when signal N arrives while it runs."""
 
     @functools.wraps(command)
