@@ -73,7 +73,7 @@ def test_transfers_in_multiprocessing_workers_are_in_the_report(tmp_path, method
     assert "moved 12" in result.stdout
     lines = program.read_text().splitlines()
     move = lines.index("    return torch.ones(n).cuda().numel()") + 1
-    move_then_wait = lines.index("    torch.ones(n).cuda()") + 1
+    move_then_wait = lines.index("    moved = torch.ones(n).cuda()") + 1
     # the pool's two tasks and the Process's; the worker terminate() ended
     assert re.search(rf"pool_workers.py:{move} +3 \(112 B\) ", result.stderr), result.stderr
     assert re.search(rf"pool_workers.py:{move_then_wait} +1 \(8 B\) ", result.stderr)

@@ -18,8 +18,8 @@ def move(n):
 
 
 def move_then_wait(n, marker):
-    torch.ones(n).cuda()
-    Path(marker).write_text("moved")
+    moved = torch.ones(n).cuda()
+    Path(marker).write_text(f"moved {moved.numel()}")
     time.sleep(600)
 
 
