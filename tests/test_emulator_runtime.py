@@ -107,8 +107,8 @@ def test_creating_on_the_host_and_moving_on_the_same_line_is_measured(gpus):
     torch.randn(8).to("cuda")
     torch.randn(8, device="cuda")
     nn.Linear(2, 2).to("cuda")  # a module's own parameters are not the program's creation
-    assert gpus.state.recorder.symptoms() == [
-        f"{observe.CREATED_THEN_MOVED}: 1 copies at test_emulator_runtime.py:{line}"
+    assert observe.symptoms(gpus.state.recorder.to_json()["created_then_moved"]) == [
+        f"{observe.CREATED_THEN_MOVED}: 1 copy at test_emulator_runtime.py:{line}"
     ]
 
 

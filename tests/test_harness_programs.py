@@ -8,10 +8,13 @@ the ranks rendezvous on 127.0.0.1 with bounded timeouts.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from devlint.harness.launch import is_resource_tracker
 
@@ -60,6 +63,20 @@ def test_a_rank_on_the_wrong_gpu_still_reports_its_device_error():
         "to be on the same device, but got mat1 is on cuda:1, different from other tensors on "
         "cuda:0"
     ) in result.stderr
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_transfers_in_multiprocessing_workers_are_in_the_report(tmp_path, method):
+    program = PROGRAMS / "pool_workers.py"
+    result = devlint_run(program, 1, method, str(tmp_path / "moved"))
+    assert_clean(result)
+    assert "moved 12" in result.stdout
+    lines = program.read_text().splitlines()
+    move = lines.index("    return torch.ones(n).cuda().numel()") + 1
+    move_then_wait = lines.index("    moved = torch.ones(n).cuda()") + 1
+    # the pool's two tasks and the Process's; the worker terminate() ended
+    assert re.search(rf"pool_workers.py:{move} +3 \(112 B\) ", result.stderr), result.stderr
+    assert re.search(rf"pool_workers.py:{move_then_wait} +1 \(8 B\) ", result.stderr)
 
 
 def test_a_process_that_outlives_the_run_never_fails_on_the_harness_report(tmp_path):

@@ -12,9 +12,12 @@ from pathlib import Path
 
 from devlint.harness import evidence
 from devlint.harness.confirm import Evidence
-from devlint.harness.report import RunReport
+from devlint.harness.observe import CREATED_THEN_MOVED, HOST_TO_DEVICE
+from devlint.harness.report import ProcessReport, RunReport, combine
 from devlint.harness.runner import Job, Result, run_jobs
+from devlint.harness.summary import run_summary
 from devlint.harness.verdict import Outcome, expected, judge
+from devlint.harness.words import counted
 from devlint.rule import RuntimeExpectation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +103,46 @@ def test_the_evidence_file_merges_runs_and_renders_each_rules_section(tmp_path):
     assert "| `bad.py` | emulated (2 GPUs) | pass | `RuntimeError: a\\|b` |" in section
     assert evidence.FIDELITY_NOT_RUN in section
     assert "No harness evidence" in "\n".join(evidence.rule_section("DVL999", data))
+
+
+def test_the_evidence_of_one_gpu_says_gpu(tmp_path):
+    path = tmp_path / "evidence.json"
+    evidence.write(path, [Evidence("DVL101", "bad.py", "emulated", 1, Outcome.PASS, "e", "x", 1.0)])
+    section = "\n".join(evidence.rule_section("DVL101", evidence.load(path)))
+    assert "| `bad.py` | emulated (1 GPU) | pass |" in section
+
+
+def test_the_processes_of_a_run_make_one_table_and_one_symptom():
+    """A worker's transfers and copies at the line the main process also ran add up."""
+
+    def process(pid: int, main: bool, copies: int) -> ProcessReport:
+        moved = {"file": "/x/train.py", "line": 5, "count": copies, "bytes": 16 * copies}
+        transfer = {"kind": HOST_TO_DEVICE, **moved}
+        return ProcessReport(pid, main, transfers=[transfer], created_then_moved=[moved])
+
+    run = combine([process(10, True, 1), process(11, False, 2)])
+    assert run.transfers == [
+        {"kind": HOST_TO_DEVICE, "file": "/x/train.py", "line": 5, "count": 3, "bytes": 48}
+    ]
+    assert run.symptoms == [f"{CREATED_THEN_MOVED}: 3 copies at train.py:5"]
+    assert combine([process(10, True, 1)]).symptoms == [
+        f"{CREATED_THEN_MOVED}: 1 copy at train.py:5"
+    ]
+
+
+def test_counts_are_worded_in_the_singular_for_one():
+    assert [counted(n, "example") for n in (0, 1, 2)] == ["0 examples", "1 example", "2 examples"]
+    assert counted(1, "copy", "copies") == "1 copy" and counted(3, "copy", "copies") == "3 copies"
+
+
+def test_the_run_summary_counts_gpus_in_words():
+    nothing = RunReport(exception=None, device_errors=[], transfers=[], symptoms=[])
+    assert (
+        run_summary(nothing, 1, 0).splitlines()[1] == "devlint run: exit status 0, 1 emulated GPU"
+    )
+    assert (
+        run_summary(nothing, 2, 0).splitlines()[1] == "devlint run: exit status 0, 2 emulated GPUs"
+    )
 
 
 def test_the_committed_evidence_names_existing_rules_and_examples():

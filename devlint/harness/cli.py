@@ -30,7 +30,14 @@ from devlint.harness.progress import Progress
 from devlint.harness.report import combine, read_reports
 from devlint.harness.run_options import run_options
 from devlint.harness.summary import run_summary
+from devlint.harness.termination import (
+    Terminated,
+    end_process_group,
+    ends_on_signals,
+    interruptible,
+)
 from devlint.harness.verdict import Outcome
+from devlint.harness.words import counted
 from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
 from devlint.reading import read_regular_file
 
@@ -47,6 +54,7 @@ def _needs_torch(command: str) -> bool:
     return True
 
 
+@ends_on_signals
 def confirm_command(args: argparse.Namespace) -> int:
     if _needs_torch("confirm"):
         return 2
@@ -62,7 +70,7 @@ def confirm_command(args: argparse.Namespace) -> int:
     started = time.monotonic()
     found: list[Evidence] = []
     for backend, gpus in backends:
-        with Progress(3 * len(rules), f"{backend} ({gpus} GPUs)") as progress:
+        with Progress(3 * len(rules), f"{backend} ({counted(gpus, 'GPU')})") as progress:
             found += confirm(
                 rules, backend, gpus, max(1, args.jobs), args.timeout, previous, progress.advance
             )
@@ -110,14 +118,16 @@ def _print_table(found: Sequence[Evidence]) -> None:
 def _print_totals(found: Sequence[Evidence], seconds: float) -> None:
     counts = {outcome: sum(e.outcome is outcome for e in found) for outcome in Outcome}
     parts = [f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome]]
-    print(f"\n{len(found)} examples: {', '.join(parts)} in {seconds:.1f} s", file=sys.stderr)
+    examples = counted(len(found), "example")
+    print(f"\n{examples}: {', '.join(parts)} in {seconds:.1f} s", file=sys.stderr)
 
 
 def _print_fidelity(diverging: Sequence[tuple[str, str, Evidence, Evidence]]) -> None:
     if not diverging:
         print("Fidelity: real CUDA and the emulator agree on every example.", file=sys.stderr)
         return
-    print(f"Fidelity: {len(diverging)} examples differ between real CUDA and the emulator:")
+    examples = counted(len(diverging), "example")
+    print(f"Fidelity: real CUDA and the emulator differ on {examples}:")
     for rule, example, cuda, emulated in diverging:
         print(f"  {rule} {example}")
         print(f"    cuda:     {cuda.outcome.value}: {cuda.observed}")
@@ -162,6 +172,7 @@ def _run_options_only(words: list[str]) -> list[str]:
     return [] if unknown else words
 
 
+@ends_on_signals
 def run_command(args: argparse.Namespace) -> int:
     if _needs_torch("run"):
         return 2
@@ -193,12 +204,24 @@ def run_command(args: argparse.Namespace) -> int:
             *script_args,
         ]
         env = {**os.environ, "PYTHONPATH": launch.package_path()}
-        status = subprocess.run(command, env=env, check=False).returncode
+        status = _run_in_own_session(command, env)
         report = combine(read_reports(reports))
     print(run_summary(report, args.gpus, status), file=sys.stderr, end="")
     if args.json:
         args.json.write_text(json.dumps(report.__dict__, indent=2) + "\n", encoding="utf-8")
     return status
+
+
+def _run_in_own_session(command: list[str], env: dict[str, str]) -> int:
+    """Run ``command`` in a session of its own, so that ending devlint ends the program and
+    every process it started (devlint passes a Ctrl-C on to them, as the terminal would)."""
+    process = subprocess.Popen(command, env=env, start_new_session=True)
+    try:
+        with interruptible():
+            return process.wait()
+    except Terminated as stop:
+        end_process_group(process, stop.number)
+        raise
 
 
 def _notebook_problem(path: str) -> str | None:

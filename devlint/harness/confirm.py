@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from devlint.examples import EXAMPLE_FILES, example_dir
 from devlint.harness.runner import Job, Result, cuda_device_count, run_jobs
 from devlint.harness.verdict import Outcome, expected, judge
+from devlint.harness.words import counted
 from devlint.rule import Rule
 from devlint.rules import all_rules
 
@@ -75,7 +76,8 @@ def confirm(
                         gpus,
                         Outcome.SKIP,
                         expected(expectation, name),
-                        f"needs {expectation.gpus} GPUs, the {backend} backend has {gpus}",
+                        f"needs {counted(expectation.gpus, 'GPU')}, "
+                        f"the {backend} backend has {gpus}",
                         0.0,
                     )
                 )

@@ -17,6 +17,7 @@ from typing import Any
 
 from devlint import __version__
 from devlint.harness.confirm import Evidence
+from devlint.harness.words import counted
 
 FIDELITY_NOT_RUN = (
     "Not yet confirmed on real CUDA: the fidelity check (`devlint confirm --backend both`, "
@@ -106,9 +107,9 @@ def rule_section(code: str, data: dict[str, Any]) -> list[str]:
         "| --- | --- | --- | --- |",
     ]
     for item in rows:
-        gpus = backends.get(item["backend"], {}).get("gpus", item.get("gpus"))
+        gpus = counted(backends.get(item["backend"], {}).get("gpus", item.get("gpus")), "GPU")
         lines.append(
-            f"| `{item['example']}` | {item['backend']} ({gpus} GPUs) | {item['outcome']} | "
+            f"| `{item['example']}` | {item['backend']} ({gpus}) | {item['outcome']} | "
             f"{_cell(item['observed'])} |"
         )
     lines.append("")

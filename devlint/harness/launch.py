@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any
 
 from devlint.harness.observe import Recorder, is_user_file
+from devlint.harness.process_end import report_at_every_end
 from devlint.harness.report import ProcessReport
 from devlint.notebooks.program import program_of
 from devlint.notebooks.reading import is_notebook, read_notebook
@@ -61,8 +62,15 @@ class Session:
             transfers=data["transfers"],
             created_then_moved=data["created_then_moved"],
             device_errors=data["device_errors"],
-            symptoms=data["symptoms"],
         ).write(self.report_dir)
+
+    def forked(self) -> None:
+        """In a forked child: report what this process does, not what it inherited."""
+        self.recorder.clear()
+        self.main = False
+        self.exception = None
+        self.finished = False
+        report_at_every_end(self.finish)
 
 
 def start(backend: str, gpus: int, report_dir: str | None, main: bool) -> Session:
@@ -82,7 +90,10 @@ def start(backend: str, gpus: int, report_dir: str | None, main: bool) -> Sessio
         recorder = Recorder()
     else:
         raise ValueError(f"unknown backend {backend!r}")
-    return Session(backend, report_dir, main, recorder)
+    session = Session(backend, report_dir, main, recorder)
+    if report_dir:
+        os.register_at_fork(after_in_child=session.forked)
+    return session
 
 
 def visible_gpus(gpus: int) -> int:
@@ -227,7 +238,8 @@ def install_from_environment() -> None:
             previous(kind, error, tb)
 
     sys.excepthook = excepthook
-    atexit.register(session.finish)
+    if session.report_dir:
+        report_at_every_end(session.finish)
 
 
 def is_resource_tracker(argv: list[str]) -> bool:

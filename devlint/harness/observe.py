@@ -12,8 +12,10 @@ import os
 import sys
 import sysconfig
 from dataclasses import dataclass, field
+from typing import Any
 
 from devlint.examples import rules_root
+from devlint.harness.words import counted
 
 HOST_TO_DEVICE = "host-to-device"
 DEVICE_TO_HOST = "device-to-host"
@@ -120,6 +122,12 @@ class Recorder:
             moved[0] += 1
             moved[1] += nbytes
 
+    def clear(self) -> None:
+        """Forget what was recorded: a forked child starts with its parent's records."""
+        self.transfers.clear()
+        self.created_then_moved.clear()
+        self.device_errors.clear()
+
     def device_error(self, error: BaseException) -> None:
         if len(self.device_errors) >= MAX_ERRORS:
             return
@@ -127,16 +135,6 @@ class Recorder:
         self.device_errors.append(
             {"type": type(error).__name__, "message": str(error), "file": file, "line": line}
         )
-
-    def symptoms(self) -> list[str]:
-        """Measured symptoms, in the words rules declare them (see docs/writing-a-rule.md)."""
-        if not self.created_then_moved:
-            return []
-        count = sum(counts[0] for counts in self.created_then_moved.values())
-        places = ", ".join(
-            f"{os.path.basename(file)}:{line}" for file, line in sorted(self.created_then_moved)
-        )
-        return [f"{CREATED_THEN_MOVED}: {count} copies at {places}"]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -149,5 +147,17 @@ class Recorder:
                 for (file, line), (count, size) in sorted(self.created_then_moved.items())
             ],
             "device_errors": list(self.device_errors),
-            "symptoms": self.symptoms(),
         }
+
+
+def symptoms(created_then_moved: list[dict[str, Any]]) -> list[str]:
+    """Measured symptoms, in the words rules declare them (see docs/writing-a-rule.md), from
+    the create-then-move copies of a run (``Recorder.to_json``'s, merged over its processes)."""
+    if not created_then_moved:
+        return []
+    count = sum(copy["count"] for copy in created_then_moved)
+    places = ", ".join(
+        f"{os.path.basename(file)}:{line}"
+        for file, line in sorted({(copy["file"], copy["line"]) for copy in created_then_moved})
+    )
+    return [f"{CREATED_THEN_MOVED}: {counted(count, 'copy', 'copies')} at {places}"]

@@ -10,9 +10,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from devlint.harness.observe import symptoms
 
 
 @dataclass
@@ -24,7 +27,6 @@ class ProcessReport:
     transfers: list[dict[str, Any]] = field(default_factory=list)
     created_then_moved: list[dict[str, Any]] = field(default_factory=list)
     device_errors: list[dict[str, Any]] = field(default_factory=list)
-    symptoms: list[str] = field(default_factory=list)
 
     def write(self, folder: str | os.PathLike[str]) -> None:
         """Write ``<pid>.json`` whole (temporary file, then rename), or nothing.
@@ -72,20 +74,23 @@ def combine(reports: list[ProcessReport]) -> RunReport:
     return RunReport(
         exception=exception,
         device_errors=[error for report in reports for error in report.device_errors],
-        transfers=_merge_transfers(report.transfers for report in reports),
-        symptoms=[symptom for report in reports for symptom in report.symptoms],
+        transfers=_merge((report.transfers for report in reports), ("kind", "file", "line")),
+        symptoms=symptoms(
+            _merge((report.created_then_moved for report in reports), ("file", "line"))
+        ),
     )
 
 
-def _merge_transfers(groups: Any) -> list[dict[str, Any]]:
-    merged: dict[tuple[str, str, int], list[int]] = {}
+def _merge(groups: Iterable[list[dict[str, Any]]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The processes' entries with the same ``keys`` (a kind, a place) as one: counts and bytes
+    added up."""
+    merged: dict[tuple[Any, ...], list[int]] = {}
     for group in groups:
-        for transfer in group:
-            key = (transfer["kind"], transfer["file"], transfer["line"])
-            counts = merged.setdefault(key, [0, 0])
-            counts[0] += transfer["count"]
-            counts[1] += transfer["bytes"]
+        for entry in group:
+            counts = merged.setdefault(tuple(entry[key] for key in keys), [0, 0])
+            counts[0] += entry["count"]
+            counts[1] += entry["bytes"]
     return [
-        {"kind": kind, "file": file, "line": line, "count": count, "bytes": size}
-        for (kind, file, line), (count, size) in sorted(merged.items())
+        {**dict(zip(keys, key, strict=True)), "count": count, "bytes": size}
+        for key, (count, size) in sorted(merged.items())
     ]

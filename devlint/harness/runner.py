@@ -24,6 +24,7 @@ from typing import Any
 
 from devlint.harness.launch import package_path
 from devlint.harness.report import RunReport, combine, read_reports
+from devlint.harness.termination import interruptible
 
 TAIL = 4000
 
@@ -67,8 +68,9 @@ def run_jobs(
     results: dict[int, Result] = {}
     waiting = list(range(len(jobs)))
     started: dict[int, tuple[int, float]] = {}  # job index -> (pid, start time)
-    zygote = Zygote()
+    zygote = None
     try:
+        zygote = Zygote()
         while waiting or started:
             while waiting and len(started) < parallel:
                 index = waiting.pop(0)
@@ -91,7 +93,8 @@ def run_jobs(
     finally:
         for pid, _ in started.values():
             _kill(pid)
-        zygote.close()
+        if zygote is not None:
+            zygote.close()
         shutil.rmtree(workdir, ignore_errors=True)
     return [results[index] for index in range(len(jobs))]
 
@@ -106,12 +109,17 @@ class Zygote:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONPATH": package_path()},
+            start_new_session=True,  # a Ctrl-C reaches devlint alone, which closes it in order
         )
         self._buffer = b""
         self._ready = False
         self._started: dict[int, int] = {}
         self._exited: dict[int, int] = {}
-        self._read_until(lambda: self._ready, None)
+        try:
+            self._read_until(lambda: self._ready, None)
+        except BaseException:  # it failed, or devlint was told to end while torch loaded
+            self.close()
+            raise
 
     def send(self, spec: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -155,7 +163,9 @@ class Zygote:
                 self._take(line.decode())
                 continue
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not select.select([fd], [], [], left)[0]:
+            with interruptible():
+                readable = select.select([fd], [], [], left)[0]
+            if not readable:
                 return
             chunk = os.read(fd, 1 << 16)
             if not chunk:

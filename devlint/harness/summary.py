@@ -9,6 +9,7 @@ from typing import Any
 
 from devlint.harness.observe import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
 from devlint.harness.report import RunReport
+from devlint.harness.words import counted
 from devlint.notebooks.program import Program, program_of
 from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
 from devlint.reading import read_regular_file
@@ -17,7 +18,7 @@ KINDS = (HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE)
 
 
 def run_summary(report: RunReport, gpus: int, status: int) -> str:
-    lines = [f"\ndevlint run: exit status {status}, {gpus} emulated GPUs"]
+    lines = [f"\ndevlint run: exit status {status}, {counted(gpus, 'emulated GPU')}"]
     if report.device_errors:
         lines.append(f"first device error: {_error(report.device_errors[0])}")
     elif report.exception:
