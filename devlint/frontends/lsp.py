@@ -3,9 +3,16 @@
 A thin adapter over ``devlint.engine.lint_report``:
 
 - A document is linted when it is opened or saved, and ``debounceMs`` (200 by
-  default) after the last change. Each result is published with the version
-  it was computed for; a result for a version the user has since edited is
-  dropped, a newer one is on its way.
+  default) after the last change, one lint at a time. The next change replaces
+  a lint that waits for the debounce or its turn: a superseded version is never
+  linted, and the last one is linted once the lint running when the edits
+  stopped has ended. Each result is published with the version it was computed
+  for; a result for a version the user has since edited is dropped, a newer one
+  is on its way.
+- Memory stays flat however long the user types: the server keeps the report
+  of each open document's last version (for its code actions) and lets older
+  ones go; their cyclic garbage is collected once the server has linted as
+  many lines as its project indexes hold (``lsp_garbage``).
 - Half-typed code is the normal state of a buffer. When a version cannot be
   parsed (DVL001) or analysed (DVL003), nothing is published: the editor keeps
   the diagnostics of the last version that could be analysed (none, for a
@@ -47,10 +54,10 @@ A thin adapter over ``devlint.engine.lint_report``:
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
 import sys
-import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -66,12 +73,13 @@ from devlint import __version__, gc_thresholds
 from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
 from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
 from devlint.engine import LintReport, lint_report
+from devlint.frontends.lsp_garbage import GarbageCollection
 from devlint.frontends.lsp_notebooks import NOTEBOOK_SYNC, by_cell, notebook_of
 from devlint.notebooks.linting import CellReport, notebook_report
 from devlint.notebooks.reading import Notebook
 from devlint.notices import INTERNAL_ERROR, SYNTAX_ERROR
 from devlint.project import Project
-from devlint.project_index import FileImporter, index_of
+from devlint.project_index import FileImporter, ProjectIndex, index_of
 from devlint.rule_docs import docs_url
 from devlint.rules import all_rules
 
@@ -153,6 +161,7 @@ class DevlintLanguageServer(LanguageServer):
         self.cell_uris: dict[str, set[str]] = {}
         """Per notebook, the cell documents it last published diagnostics for."""
         self.pending: dict[str, asyncio.Task[None]] = {}
+        """Per document, its lint waiting for the debounce or its turn (``_lint_later``)."""
         self.published: dict[str, Published] = {}
         self.unanalysed: dict[str, str] = {}
         """Per document, why its current version was not analysed (logged once)."""
@@ -160,8 +169,11 @@ class DevlintLanguageServer(LanguageServer):
         self.config_errors: dict[str, str] = {}
         self.uses: dict[str, set[str]] = {}
         """Per document, the project files its last lint read (what it imports)."""
-        self.lint_lock = threading.Lock()
-        """One lint at a time: lints share the project index."""
+        self.lint_turn = asyncio.Lock()
+        """One lint at a time: lints share the project indexes."""
+        self.indexes: dict[tuple[Path, Settings], ProjectIndex] = {}
+        """The project indexes the session's lints used (they stay for the session)."""
+        self.garbage = GarbageCollection()
 
     # messages to the client ------------------------------------------------
 
@@ -205,7 +217,7 @@ class DevlintLanguageServer(LanguageServer):
     # linting -----------------------------------------------------------------
 
     def schedule(self, uri: str, delay_ms: int) -> None:
-        """Lint ``uri`` after ``delay_ms``, replacing a lint not yet started or finished."""
+        """Lint ``uri`` after ``delay_ms``, replacing a lint of it that has not started."""
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
@@ -218,13 +230,30 @@ class DevlintLanguageServer(LanguageServer):
             del self.pending[uri]
 
     async def _lint_later(self, uri: str, delay: float) -> None:
+        """Lint ``uri`` after ``delay``, once the lint before it has ended.
+
+        Until its lint starts, the task is in ``pending``, where a newer ``schedule``
+        of the document cancels it: a superseded version waits for no lint and is
+        never linted. Once started, the lint runs to its end (its thread cannot be
+        stopped, and the turn lasts as long as it does); its result is dropped if the
+        document changed meanwhile, and the lint of the newer version waits its turn.
+        """
         if delay:
             await asyncio.sleep(delay)
-        if uri in self.notebook_uris:
-            await self._lint_notebook_now(uri)
-            return
-        if uri not in self.open_uris:
-            return
+        async with self.lint_turn:
+            self._forget(uri, asyncio.current_task())  # started: no newer change cancels it
+            if uri in self.notebook_uris:
+                linted = await self._lint_notebook_now(uri)
+            elif uri in self.open_uris:
+                linted = await self._lint_document_now(uri)
+            else:
+                return
+            held = sum(index.lines_held for index in self.indexes.values())
+            self.garbage.after_lint(linted, held)
+
+    async def _lint_document_now(self, uri: str) -> int:
+        """Lint a document's current text and publish its diagnostics, unless it changed
+        meanwhile; the lines linted."""
         document = self.workspace.get_text_document(uri)
         version, source, path = document.version, document.source, _path_of(uri)
         try:
@@ -233,20 +262,17 @@ class DevlintLanguageServer(LanguageServer):
             # In a thread, so that the event loop keeps reading messages meanwhile.
             report, uses = await asyncio.to_thread(self._lint, source, path, uri, settings, buffers)
             if (
-                uri not in self.open_uris
-                or self.workspace.get_text_document(uri).version != version
-            ):
-                return  # edited meanwhile: the lint of the newer version is scheduled
-            self.uses[uri] = uses
-            self.publish(uri, version, source, document.position_codec, report)
-        except asyncio.CancelledError:
-            raise
+                uri in self.open_uris and self.workspace.get_text_document(uri).version == version
+            ):  # otherwise edited meanwhile: the newer version waits its turn
+                self.uses[uri] = uses
+                self.publish(uri, version, source, document.position_codec, report)
         except Exception as error:  # a bug must cost one lint, never the session
             traceback.print_exc(file=sys.stderr)
             self.log(
                 f"internal error on {path or uri}: {type(error).__name__}: {error}",
                 types.MessageType.Error,
             )
+        return _line_count(source)
 
     def _lint(
         self, source: str, path: str | None, uri: str, settings: Settings, buffers: dict[Path, str]
@@ -268,21 +294,23 @@ class DevlintLanguageServer(LanguageServer):
         lint: Callable[[str, FileImporter | None], Report],
     ) -> tuple[Report, set[str]]:
         """``lint(name, importer)`` with the importer of the document's project (none for an
-        untitled buffer), one lint at a time; and the project files it read."""
-        with self.lint_lock:
-            if path is None:  # an unsaved, untitled buffer: no project
-                return lint(uri, None), set()
-            index = index_of(Project.of(Path(path)), settings, let_others_go=False)
-            index.set_texts(buffers)
-            importer = index.importer_for(Path(path))
-            report = lint(path, importer)
-            return report, {str(used) for used, _ in importer.uses()}
+        untitled buffer); and the project files it read. Runs in a thread, in the
+        lint's turn: the project indexes serve one lint at a time."""
+        if path is None:  # an unsaved, untitled buffer: no project
+            return lint(uri, None), set()
+        index = index_of(Project.of(Path(path)), settings, let_others_go=False)
+        self.indexes[(index.project.root, settings)] = index
+        index.set_texts(buffers)
+        importer = index.importer_for(Path(path))
+        report = lint(path, importer)
+        return report, {str(used) for used, _ in importer.uses()}
 
-    async def _lint_notebook_now(self, uri: str) -> None:
-        """Lint a notebook from its cells' current text and publish each cell's diagnostics."""
+    async def _lint_notebook_now(self, uri: str) -> int:
+        """Lint a notebook from its cells' current text and publish each cell's diagnostics,
+        unless it changed meanwhile; the lines linted."""
         document = self.workspace.get_notebook_document(notebook_uri=uri)
         if document is None:
-            return
+            return 0
         cells = [(cell, self.workspace.get_text_document(cell.document)) for cell in document.cells]
         notebook = notebook_of([(cell, text.source) for cell, text in cells])
         path = _path_of(uri)
@@ -293,18 +321,16 @@ class DevlintLanguageServer(LanguageServer):
             )
             current = self.workspace.get_notebook_document(notebook_uri=uri)
             if (
-                uri not in self.notebook_uris
-                or current is None
-                or current.version != document.version
-            ):
-                return  # edited meanwhile: the lint of the newer version is scheduled
-            self.uses[uri] = uses
-            self.publish_cells(uri, cells, report)
-        except asyncio.CancelledError:
-            raise
+                uri in self.notebook_uris
+                and current is not None
+                and current.version == document.version
+            ):  # otherwise edited meanwhile: the newer version waits its turn
+                self.uses[uri] = uses
+                self.publish_cells(uri, cells, report)
         except Exception as error:  # a bug must cost one lint, never the session
             traceback.print_exc(file=sys.stderr)
             self.log(f"internal error on {path or uri}: {type(error).__name__}: {error}")
+        return sum(_line_count(cell.source) for cell in notebook.code_cells)
 
     def _lint_notebook(
         self,
@@ -587,6 +613,10 @@ def _path_of(uri: str) -> str | None:
     return to_fs_path(uri) if uri.startswith("file:") else None
 
 
+def _line_count(source: str) -> int:
+    return source.count("\n") + 1
+
+
 def _name_of(uri: str) -> str:
     path = _path_of(uri)
     return Path(path).name if path else uri
@@ -790,10 +820,12 @@ def create_server() -> DevlintLanguageServer:
 def serve() -> int:
     """Run the server on stdin/stdout until the client says exit."""
     gc_thresholds.for_whole_process()  # this process only lints, and holds the workspace's trees
+    server = create_server()
+    gc.freeze()  # what it loaded to start lives as long as it: full collections skip it
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol stream
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="devlint lsp %(levelname)s: %(message)s"
     )
-    create_server().start_io(stdin, stdout)
+    server.start_io(stdin, stdout)
     return 0
