@@ -3,15 +3,18 @@
 ``python -m recorded_lsp`` (with this folder on ``PYTHONPATH``) runs the real server
 with the lint function it calls (``devlint.frontends.lsp.lint_report``) wrapped: before
 each lint, a JSON line goes to the file named by ``$RECORDED_LSP_LOG`` with the version
-the text says it is (its line ``# version N``) and the versions whose analysis is still
-in memory: those with a function ``version_N`` among the objects the garbage collector
-tracks, uncollected garbage included. A text with a line ``# hold`` is linted only once
-the file named by ``$RECORDED_LSP_GATE`` exists, so that a test can send changes while
-that lint runs.
+the text says it is (its line ``# version N``), the versions whose analysis is still
+in memory (``alive``: those with a function ``version_N`` among the objects the garbage
+collector tracks, uncollected garbage included) and how many finished futures are
+(``futures``: what is left of the messages handled). A text with a line ``# hold`` is
+linted only once the file named by ``$RECORDED_LSP_GATE`` exists, so that a test can
+send changes while that lint runs.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import gc
 import json
 import os
@@ -50,7 +53,11 @@ def records(log: Path) -> list[dict[str, Any]]:
 
 def _recorded_lint_report(source: str, *args: Any, **kwargs: Any) -> Any:
     version = _VERSION.search(source)
-    record = {"version": int(version.group(1)) if version else None, "alive": _alive()}
+    record = {
+        "version": int(version.group(1)) if version else None,
+        "alive": _alive(),
+        "futures": _finished_futures(),
+    }
     with open(os.environ[LOG_ENV], "a", encoding="utf-8") as log:
         log.write(json.dumps(record) + "\n")
     if re.search(r"^# hold$", source, re.MULTILINE):
@@ -67,6 +74,12 @@ def _alive() -> list[int]:
         if type(node) is cst.FunctionDef and (match := _FUNCTION.fullmatch(node.name.value)):
             found.add(int(match.group(1)))
     return sorted(found)
+
+
+def _finished_futures() -> int:
+    """Futures that are done and still in memory, garbage included."""
+    kinds = (asyncio.Future, concurrent.futures.Future)
+    return sum(1 for thing in gc.get_objects() if isinstance(thing, kinds) and thing.done())
 
 
 if __name__ == "__main__":

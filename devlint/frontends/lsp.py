@@ -60,12 +60,14 @@ import re
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 
@@ -148,11 +150,32 @@ class Published:
     codec: PositionCodec = field(default_factory=PositionCodec)
 
 
+class Protocol(LanguageServerProtocol):
+    """pygls' protocol without its memory of the notifications it handled.
+
+    pygls 2.1 files the future of each notification that one of its own handlers
+    (``didOpen``, ``didChange``, …) takes under an id it makes up, and never removes it:
+    about 2 KB per keystroke for the whole session. A request's future goes when it is
+    answered; a notification's goes here, once its handler has finished (a cancelled
+    one is left: pygls cancels them at shutdown, while it walks the table).
+    """
+
+    def _check_handler_result(self, future: Future[Any]) -> None:
+        super()._check_handler_result(future)
+        if future.cancelled():
+            return
+        table = self._request_futures
+        for message in [message for message, filed in table.items() if filed is future]:
+            del table[message]
+
+
 class DevlintLanguageServer(LanguageServer):
     """The server and its per-session state."""
 
     def __init__(self) -> None:
-        super().__init__(SOURCE, __version__, notebook_document_sync=NOTEBOOK_SYNC)
+        super().__init__(
+            SOURCE, __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=Protocol
+        )
         self.options = Options()
         self.resolves_edits = False
         """Whether the client fills in an action's edit with ``codeAction/resolve``."""
@@ -249,7 +272,7 @@ class DevlintLanguageServer(LanguageServer):
             else:
                 return
             held = sum(index.lines_held for index in self.indexes.values())
-            self.garbage.after_lint(linted, held)
+            self.garbage.after_lint(linted, held, busy=bool(self.pending))
 
     async def _lint_document_now(self, uri: str) -> int:
         """Lint a document's current text and publish its diagnostics, unless it changed

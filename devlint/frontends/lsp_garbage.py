@@ -11,7 +11,9 @@ A full collection walks every live object, most of them the trees the project in
 hold, so collecting after every lint could cost more than the lint in a large project.
 The server collects once the lines linted since the last collection reach the lines of
 trees held (and at least ``FLOOR_LINES``): each collection then costs a small part of
-the lints whose garbage it frees, and that garbage never outgrows what is held.
+the lints whose garbage it frees, and that garbage never outgrows what is held. While
+another lint waits (the user is typing), the collection waits too, up to ``PATIENCE``
+times as many lines: the lint the user waits for goes first.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from dataclasses import dataclass
 FLOOR_LINES = 2_000
 """Lines linted between two collections at least: a few megabytes of analysis, so that
 editing small files in a small project does not collect after every lint."""
+PATIENCE = 4
+"""How many times the usual lines a collection waits for while other lints wait."""
 
 
 @dataclass
@@ -30,11 +34,12 @@ class GarbageCollection:
 
     linted_since: int = 0
 
-    def after_lint(self, linted: int, held: int) -> bool:
-        """A lint of ``linted`` lines ended, the indexes hold ``held`` lines of trees:
-        collect if it is time; whether it collected."""
+    def after_lint(self, linted: int, held: int, busy: bool) -> bool:
+        """A lint of ``linted`` lines ended, the indexes hold ``held`` lines of trees and
+        other lints wait if ``busy``: collect if it is time; whether it collected."""
         self.linted_since += linted
-        if self.linted_since < max(held, FLOOR_LINES):
+        due = max(held, FLOOR_LINES)
+        if self.linted_since < (PATIENCE * due if busy else due):
             return False
         gc.collect()
         self.linted_since = 0
