@@ -24,6 +24,7 @@ from snippets import MIXED
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.frontends.lsp import Options, to_lsp_diagnostic
 from devlint.frontends.lsp_garbage import FLOOR_LINES, PATIENCE, GarbageCollection
+from devlint.frontends.lsp_hover import hover_text
 
 TIMEOUT = 30.0
 DEVLINT_LSP = ("-m", "devlint", "lsp")
@@ -216,6 +217,14 @@ class Editor:
             )
         )
         return tuple(result or ())  # arrays arrive as tuples
+
+    async def hover(self, uri: str, line: int, character: int) -> types.Hover | None:
+        return await self.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line, character),
+            )
+        )
 
     async def log_containing(self, text: str, after: int = 0) -> str:
         def found() -> str | None:
@@ -700,3 +709,67 @@ def test_while_lints_wait_the_collection_waits_too(monkeypatch: pytest.MonkeyPat
     assert typing == [False] * (PATIENCE - 1) + [True]
     assert not garbage.after_lint(FLOOR_LINES, FLOOR_LINES, busy=True)
     assert garbage.after_lint(FLOOR_LINES, FLOOR_LINES, busy=False)  # the edits stopped
+
+
+def test_hovering_a_finding_explains_its_rule_and_where_its_values_come_from(
+    tmp_path: Path,
+) -> None:
+    @session(tmp_path, {"debounceMs": 5000})
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", MIXED)
+        (mixed,) = await editor.diagnostics(uri, version=1)
+        hover = await editor.hover(uri, 6, 13)  # on the `+` of `a + b`
+        assert hover is not None and hover.range == mixed.range
+        assert isinstance(hover.contents, types.MarkupContent)
+        assert hover.contents.kind == types.MarkupKind.Markdown
+        title, message = hover.contents.value.split("\n\n")
+        assert title == (
+            "**DVL101 mixed-device-operands**: Tensors on different devices meet in one "
+            "operation. ([rule](https://github.com/devlint/devlint/blob/main/docs/rules/DVL101.md))"
+        )
+        assert message == mixed.message  # which says where each side was made, and on what
+        assert "`b` is on cpu (created without `device=` at line 6)" in message
+        assert "`a` is on cuda (created at line 5)" in message
+
+        assert await editor.hover(uri, 6, 11) is not None  # the range's first character
+        assert await editor.hover(uri, 6, 16) is None  # just after it
+        assert await editor.hover(uri, 4, 8) is None  # the line that made `a`: no finding
+        editor.replace_all(uri, MIXED.replace("    return", "\n    return"))  # linted in 5 s
+        assert await editor.hover(uri, 6, 13) is None  # the finding is not there any more
+
+    asyncio.run(body())
+
+
+def test_the_hover_links_the_places_in_other_files_the_finding_rests_on(tmp_path: Path) -> None:
+    project = Path(__file__).resolve().parent.parent / "fixtures" / "projects"
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "lib").mkdir()
+    losses = (project / "helper_meets_cpu_mask" / "losses.py").read_text()
+    (tmp_path / "lib" / "losses.py").write_text(losses)
+    train = (project / "helper_meets_cpu_mask" / "train.py").read_text()
+
+    @session(tmp_path)
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", train.replace("from losses", "from lib.losses"))
+        (mixed,) = await editor.diagnostics(uri, version=1)
+        assert mixed.code == "DVL101"
+        hover = await editor.hover(uri, mixed.range.start.line, mixed.range.start.character)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        where = from_fs_path(str(tmp_path / "lib" / "losses.py"))
+        assert hover.contents.value.endswith(f"\n\nIn other files: [lib/losses.py:6]({where}#L6)")
+
+    asyncio.run(body())
+
+
+def test_the_hover_escapes_markdown_outside_code_and_has_a_plain_text_form() -> None:
+    finding = Diagnostic(
+        "t.py", 3, 0, 3, 5, "DVL201", "`x.to(d)` returns a copy: its result_value <unused>"
+    )
+    href = "https://example.org/DVL201"
+    markdown = hover_text([(finding, href)], None, markdown=True)
+    assert markdown.endswith("\n\n`x.to(d)` returns a copy: its result\\_value \\<unused\\>")
+    plain = hover_text([(finding, href)], None, markdown=False)
+    assert plain == (
+        "DVL201 transfer-result-discarded: A tensor is moved but the moved copy is discarded. "
+        f"({href})\n\n`x.to(d)` returns a copy: its result_value <unused>"
+    )

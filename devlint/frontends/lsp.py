@@ -30,6 +30,10 @@ A thin adapter over ``devlint.engine.lint_report``:
   units unless it negotiated another encoding, and pygls' codec converts.
 - Each diagnostic has its rule's code and a ``codeDescription`` link to the
   rule's page (``devlint.rule_docs``; initialization option ``docsUrl``).
+- Hovering over a finding shows its rule's code, name and summary with a link to
+  its page, the message (which says where each value it names was made or
+  moved) and links to the places in other files it rests on (``lsp_hover``);
+  like code actions, only while the text is the version it was published for.
 - Quick fixes are the rules' fixes (safe ones preferred, unsafe ones titled
   "(unsafe)"), and ``source.fixAll.devlint`` applies every safe fix that
   overlaps no other; they are offered only for the version the diagnostics
@@ -76,6 +80,7 @@ from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_setting
 from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
 from devlint.engine import LintReport, lint_report
 from devlint.frontends.lsp_garbage import GarbageCollection
+from devlint.frontends.lsp_hover import hover_text
 from devlint.frontends.lsp_notebooks import NOTEBOOK_SYNC, by_cell, notebook_of
 from devlint.notebooks.linting import CellReport, notebook_report
 from devlint.notebooks.reading import Notebook
@@ -139,9 +144,9 @@ class QuickFix:
 
 @dataclass
 class Published:
-    """What was last published for a document, for code actions on that version: each
-    diagnostic as sent and as linted, the report that builds their fixes, and what
-    converts the fixes' positions to client units."""
+    """What was last published for a document, for code actions and hovers on that
+    version: each diagnostic as sent and as linted, the report that builds their fixes,
+    and what converts the fixes' positions to client units."""
 
     version: int | None
     entries: list[tuple[types.Diagnostic, Diagnostic]] = field(default_factory=list)
@@ -473,6 +478,31 @@ class DevlintLanguageServer(LanguageServer):
         if self.published.pop(uri, None) is not None:
             self._send(uri, None, [])
 
+    # hover -------------------------------------------------------------------
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """The findings whose range holds the position, with their rule and where their
+        values came from (``lsp_hover``); None elsewhere, and on changed text."""
+        published = self._published_now(params.text_document.uri)
+        if published is None:
+            return None
+        found = [entry for entry in published.entries if _holds(entry[0].range, params.position)]
+        if not found:
+            return None
+        markdown = _hover_in_markdown(self.client_capabilities)
+        text = hover_text(
+            [
+                (linted, sent.code_description.href if sent.code_description else "")
+                for sent, linted in found
+            ],
+            self.workspace.root_path,
+            markdown,
+        )
+        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+        return types.Hover(
+            contents=types.MarkupContent(kind=kind, value=text), range=found[0][0].range
+        )
+
     # code actions ------------------------------------------------------------
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -482,11 +512,9 @@ class DevlintLanguageServer(LanguageServer):
         unsafe ones are offered too, titled "(unsafe)": the user picks them.
         """
         uri = params.text_document.uri
-        published = self.published.get(uri)
-        if published is None or not self._is_open(uri):
+        published = self._published_now(uri)
+        if published is None:
             return []
-        if self.workspace.get_text_document(uri).version != published.version:
-            return []  # the diagnostics were computed for text that has changed since
         identifier = types.OptionalVersionedTextDocumentIdentifier(
             uri=uri, version=published.version
         )
@@ -576,6 +604,16 @@ class DevlintLanguageServer(LanguageServer):
         )
         return action
 
+    def _published_now(self, uri: str) -> Published | None:
+        """What was published for an open document, if it was for its current text: the
+        diagnostics of text that has changed since may no longer be where they say."""
+        published = self.published.get(uri)
+        if published is None or not self._is_open(uri):
+            return None
+        if self.workspace.get_text_document(uri).version != published.version:
+            return None
+        return published
+
     def _is_open(self, uri: str) -> bool:
         """Whether ``uri`` is an open document or a cell of an open notebook."""
         return uri in self.open_uris or any(uri in cells for cells in self.cell_uris.values())
@@ -603,6 +641,22 @@ class DevlintLanguageServer(LanguageServer):
             if fix is not None:
                 fixes.append((sent, _quick_fix(fix, published.lines, published.codec)))
         return fixes
+
+
+def _hover_in_markdown(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client shows Markdown in hovers (the formats it lists, or any)."""
+    document = capabilities.text_document
+    hover = document.hover if document else None
+    formats = hover.content_format if hover else None
+    return not formats or types.MarkupKind.Markdown in formats
+
+
+def _holds(rng: types.Range, position: types.Position) -> bool:
+    """Whether ``position`` is on a character of ``rng`` (or on an empty range's place)."""
+    start = (rng.start.line, rng.start.character)
+    end = (rng.end.line, rng.end.character)
+    at = (position.line, position.character)
+    return start <= at < end or start == at == end
 
 
 def _resolves_edits(capabilities: types.ClientCapabilities) -> bool:
@@ -820,6 +874,15 @@ def create_server() -> DevlintLanguageServer:
             traceback.print_exc(file=sys.stderr)
             ls.log(f"internal error in code actions: {error}", types.MessageType.Error)
             return []
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: DevlintLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        try:
+            return ls.hover(params)
+        except Exception as error:  # a hover must never fail: there is simply none
+            traceback.print_exc(file=sys.stderr)
+            ls.log(f"internal error in hover: {error}", types.MessageType.Error)
+            return None
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     def resolve_code_action(
