@@ -260,11 +260,11 @@ class DevlintLanguageServer(LanguageServer):
     async def _lint_later(self, uri: str, delay: float) -> None:
         """Lint ``uri`` after ``delay``, once the lint before it has ended.
 
-        Until its lint starts, the task is in ``pending``, where a newer ``schedule``
-        of the document cancels it: a superseded version waits for no lint and is
-        never linted. Once started, the lint runs to its end (its thread cannot be
-        stopped, and the turn lasts as long as it does); its result is dropped if the
-        document changed meanwhile, and the lint of the newer version waits its turn.
+        Until its lint starts, the task is in ``pending``, where the next ``schedule``
+        of the document cancels it: a superseded version is never linted. Once
+        started, the lint runs to its end (its thread cannot be stopped, and the turn
+        lasts as long as it does); its result is dropped if the document changed
+        meanwhile, and the lint of the newer version waits its turn.
         """
         if delay:
             await asyncio.sleep(delay)
