@@ -23,7 +23,7 @@ from snippets import MIXED
 
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.frontends.lsp import Options, to_lsp_diagnostic
-from devlint.frontends.lsp_garbage import FLOOR_LINES, PATIENCE, GarbageCollection
+from devlint.frontends.lsp_garbage import FLOOR_LINES, GarbageCollection
 from devlint.frontends.lsp_hover import hover_text
 
 TIMEOUT = 30.0
@@ -693,22 +693,11 @@ def test_garbage_is_collected_once_the_lines_linted_reach_the_lines_held(
     monkeypatch.setattr(gc, "collect", lambda: collections.append(1) or 0)
     garbage = GarbageCollection()
     held = 3 * FLOOR_LINES
-    linted = [garbage.after_lint(FLOOR_LINES, held, busy=False) for _ in range(6)]
+    linted = [garbage.after_lint(FLOOR_LINES, held) for _ in range(6)]
     assert linted == [False, False, True, False, False, True]
     assert len(collections) == 2
-    small = [garbage.after_lint(FLOOR_LINES // 2, held=100, busy=False) for _ in range(4)]
+    small = [garbage.after_lint(FLOOR_LINES // 2, held=100) for _ in range(4)]
     assert small == [False, True, False, True]
-
-
-def test_while_lints_wait_the_collection_waits_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The user is typing: the lint of the last version goes before the collection, which
-    comes after ``PATIENCE`` times the lines at most, or as soon as no lint waits."""
-    monkeypatch.setattr(gc, "collect", lambda: 0)
-    garbage = GarbageCollection()
-    typing = [garbage.after_lint(FLOOR_LINES, FLOOR_LINES, busy=True) for _ in range(PATIENCE)]
-    assert typing == [False] * (PATIENCE - 1) + [True]
-    assert not garbage.after_lint(FLOOR_LINES, FLOOR_LINES, busy=True)
-    assert garbage.after_lint(FLOOR_LINES, FLOOR_LINES, busy=False)  # the edits stopped
 
 
 def test_hovering_a_finding_explains_its_rule_and_where_its_values_come_from(

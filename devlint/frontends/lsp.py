@@ -277,7 +277,7 @@ class DevlintLanguageServer(LanguageServer):
             else:
                 return
             held = sum(index.lines_held for index in self.indexes.values())
-            self.garbage.after_lint(linted, held, busy=bool(self.pending))
+            self.garbage.after_lint(linted, held)
 
     async def _lint_document_now(self, uri: str) -> int:
         """Lint a document's current text and publish its diagnostics, unless it changed
