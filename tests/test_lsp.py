@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import itertools
+import os
 import sys
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +18,18 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 from pygls.workspace import PositionCodec
+from recorded_lsp import GATE_ENV, LOG_ENV, records, versioned
 from snippets import MIXED
 
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.frontends.lsp import Options, to_lsp_diagnostic
+from devlint.frontends.lsp_garbage import FLOOR_LINES, GarbageCollection
+from devlint.frontends.lsp_hover import hover_text
 
 TIMEOUT = 30.0
+DEVLINT_LSP = ("-m", "devlint", "lsp")
+RECORDED_LSP = ("-m", "recorded_lsp")
+"""The server with its lints recorded (``tests/recorded_lsp.py``)."""
 MIXED_RANGE = ((6, 11), (6, 16))  # `a + b`, 0-based line and UTF-16 character
 CLEAN = MIXED.replace("torch.ones(3)", 'torch.ones(3, device="cuda")')
 DISCARDED = """\
@@ -67,10 +76,16 @@ class Editor:
             self._arrived.set()
 
     async def start(
-        self, options: dict[str, Any] | None = None, resolves: bool = False
+        self,
+        options: dict[str, Any] | None = None,
+        resolves: bool = False,
+        server: Sequence[str] = DEVLINT_LSP,
+        env: dict[str, str] | None = None,
     ) -> types.InitializeResult:
-        """Start the server; ``resolves``: say the client fills in edits with codeAction/resolve."""
-        await self.client.start_io(sys.executable, "-m", "devlint", "lsp", cwd=self.root)
+        """Start the server (``server``: its arguments to Python, and ``env`` added to the
+        environment); ``resolves``: say the client fills in edits with codeAction/resolve."""
+        environment = {**os.environ, **env} if env else None
+        await self.client.start_io(sys.executable, *server, cwd=self.root, env=environment)
         capabilities = types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(
                 did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
@@ -154,8 +169,11 @@ class Editor:
             types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri))
         )
 
-    async def until(self, found: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
-        """Wait until ``found()`` returns something truthy, and return it."""
+    async def until(
+        self, found: Callable[[], Any], timeout: float = TIMEOUT, poll: bool = False
+    ) -> Any:
+        """Wait until ``found()`` returns something truthy, and return it; ``poll``: look
+        every 10 ms (for what the server does not send, e.g. a file it writes)."""
         deadline = time.monotonic() + timeout
         while not (result := found()):
             remaining = deadline - time.monotonic()
@@ -166,7 +184,9 @@ class Editor:
                 )
             self._arrived.clear()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), remaining)
+                await asyncio.wait_for(
+                    self._arrived.wait(), min(remaining, 0.01 if poll else remaining)
+                )
         return result
 
     async def diagnostics(
@@ -198,6 +218,14 @@ class Editor:
         )
         return tuple(result or ())  # arrays arrive as tuples
 
+    async def hover(self, uri: str, line: int, character: int) -> types.Hover | None:
+        return await self.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line, character),
+            )
+        )
+
     async def log_containing(self, text: str, after: int = 0) -> str:
         def found() -> str | None:
             return next((log.message for log in self.logs[after:] if text in log.message), None)
@@ -206,7 +234,11 @@ class Editor:
 
 
 def session(
-    root: Path, options: dict[str, Any] | None = None, resolves: bool = False
+    root: Path,
+    options: dict[str, Any] | None = None,
+    resolves: bool = False,
+    server: Sequence[str] = DEVLINT_LSP,
+    env: dict[str, str] | None = None,
 ) -> Callable[
     [Callable[[Editor], Coroutine[Any, Any, None]]], Callable[[], Coroutine[Any, Any, None]]
 ]:
@@ -215,7 +247,7 @@ def session(
     def decorate(body: Callable[[Editor], Coroutine[Any, Any, None]]):
         async def run() -> None:
             editor = Editor(root)
-            await editor.start(options, resolves)
+            await editor.start(options, resolves, server, env)
             try:
                 await body(editor)
             finally:
@@ -579,3 +611,154 @@ def test_an_unsaved_edit_to_an_imported_module_relints_the_open_importer(tmp_pat
         assert (tmp_path / "utils.py").read_text() == (moving / "utils.py").read_text()
 
     asyncio.run(body())
+
+
+def recorded(root: Path) -> tuple[Path, Path, dict[str, str]]:
+    """The log and the gate of ``recorded_lsp`` in ``root``, and the environment naming them."""
+    log, gate = root / "lints.jsonl", root / "gate"
+    path = [str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {"PYTHONPATH": os.pathsep.join(path), LOG_ENV: str(log), GATE_ENV: str(gate)}
+    return log, gate, env
+
+
+async def taken_in(editor: Editor, uri: str) -> None:
+    """A request and its answer: the server has read every message sent before it."""
+    await editor.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+
+
+def test_versions_superseded_while_a_lint_runs_are_never_linted(tmp_path: Path) -> None:
+    """Changes that arrive while a lint runs replace the lint waiting for its turn: of a
+    burst, only the last version is linted and published."""
+    log, gate, env = recorded(tmp_path)
+
+    @session(tmp_path, {"debounceMs": 0}, server=RECORDED_LSP, env=env)
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", versioned(DISCARDED, 1, hold=True))
+        await editor.until(lambda: records(log), poll=True)  # version 1's lint runs, held
+        for version in range(2, 7):
+            editor.replace_all(uri, versioned(DISCARDED, version))
+            await taken_in(editor, uri)
+        gate.touch()
+        (last,) = await editor.diagnostics(uri, version=6)
+        assert last.code == "DVL201"
+        assert [p.version for p in editor.published if p.uri == uri] == [6]
+
+    asyncio.run(body())
+    # After the server's exit: a lint started in a thread would have ended by then.
+    assert [record["version"] for record in records(log)] == [1, 6]
+
+
+def test_the_analyses_of_replaced_versions_do_not_stay_in_memory(tmp_path: Path) -> None:
+    """However many versions are linted, the server holds the analysis of the last one
+    only: the reports it replaces are freed (cyclic garbage, which devlint's raised
+    collector thresholds would leave for tens of lints)."""
+    log, _, env = recorded(tmp_path)
+    functions = "".join(
+        f"\n\ndef step_{n}(batch):\n    return batch * torch.ones(4)\n"
+        for n in range(FLOOR_LINES // 4)
+    )
+    text = DISCARDED + functions
+    assert text.count("\n") >= FLOOR_LINES  # the server collects after each lint of it
+
+    @session(tmp_path, {"debounceMs": 0}, server=RECORDED_LSP, env=env)
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", versioned(text, 1))
+        assert codes(await editor.diagnostics(uri, version=1)) == ["DVL201"]
+        for version in range(2, 7):
+            editor.replace_all(uri, versioned(text, version))
+            (discarded,) = await editor.diagnostics(uri, version=version)
+        (action,) = await editor.code_actions(uri, discarded, only=["quickfix"])
+        assert action.title == "Assign the result to `x`"  # the last version's report serves
+
+    asyncio.run(body())
+    lints = records(log)
+    assert [record["version"] for record in lints] == [1, 2, 3, 4, 5, 6]
+    for before, lint in itertools.pairwise(lints):
+        assert lint["alive"] == [before["version"]]
+    assert [lint["futures"] for lint in lints[1:]] == [lints[1]["futures"]] * 5
+
+
+def test_garbage_is_collected_once_the_lines_linted_reach_the_lines_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A full collection walks what is held: it waits for as many lines of lints, so that
+    its cost stays a small part of theirs (and for ``FLOOR_LINES`` in a small project)."""
+    collections: list[int] = []
+    monkeypatch.setattr(gc, "collect", lambda: collections.append(1) or 0)
+    garbage = GarbageCollection()
+    held = 3 * FLOOR_LINES
+    linted = [garbage.after_lint(FLOOR_LINES, held) for _ in range(6)]
+    assert linted == [False, False, True, False, False, True]
+    assert len(collections) == 2
+    small = [garbage.after_lint(FLOOR_LINES // 2, held=100) for _ in range(4)]
+    assert small == [False, True, False, True]
+
+
+def test_hovering_a_finding_explains_its_rule_and_where_its_values_come_from(
+    tmp_path: Path,
+) -> None:
+    @session(tmp_path, {"debounceMs": 5000})
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", MIXED)
+        (mixed,) = await editor.diagnostics(uri, version=1)
+        hover = await editor.hover(uri, 6, 13)  # on the `+` of `a + b`
+        assert hover is not None and hover.range == mixed.range
+        assert isinstance(hover.contents, types.MarkupContent)
+        assert hover.contents.kind == types.MarkupKind.Markdown
+        title, message = hover.contents.value.split("\n\n")
+        assert title == (
+            "**DVL101 mixed-device-operands**: Tensors on different devices meet in one "
+            "operation. ([rule](https://github.com/devlint/devlint/blob/main/docs/rules/DVL101.md))"
+        )
+        assert message == mixed.message  # which says where each side was made, and on what
+        assert "`b` is on cpu (created without `device=` at line 6)" in message
+        assert "`a` is on cuda (created at line 5)" in message
+
+        assert await editor.hover(uri, 6, 11) is not None  # the range's first character
+        assert await editor.hover(uri, 6, 16) is None  # just after it
+        assert await editor.hover(uri, 4, 8) is None  # the line that made `a`: no finding
+        editor.replace_all(uri, MIXED.replace("    return", "\n    return"))  # linted in 5 s
+        assert await editor.hover(uri, 6, 13) is None  # the finding is not there any more
+
+    asyncio.run(body())
+
+
+def test_the_hover_links_the_places_in_other_files_the_finding_rests_on(tmp_path: Path) -> None:
+    project = Path(__file__).resolve().parent.parent / "fixtures" / "projects"
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "lib").mkdir()
+    losses = (project / "helper_meets_cpu_mask" / "losses.py").read_text()
+    (tmp_path / "lib" / "losses.py").write_text(losses)
+    train = (project / "helper_meets_cpu_mask" / "train.py").read_text()
+
+    @session(tmp_path)
+    async def body(editor: Editor) -> None:
+        uri = editor.open("train.py", train.replace("from losses", "from lib.losses"))
+        (mixed,) = await editor.diagnostics(uri, version=1)
+        assert mixed.code == "DVL101"
+        hover = await editor.hover(uri, mixed.range.start.line, mixed.range.start.character)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        where = from_fs_path(str(tmp_path / "lib" / "losses.py"))
+        assert hover.contents.value.endswith(f"\n\nIn other files: [lib/losses.py:6]({where}#L6)")
+
+    asyncio.run(body())
+
+
+def test_the_hover_escapes_markdown_outside_code_and_has_a_plain_text_form() -> None:
+    finding = Diagnostic(
+        "t.py", 3, 0, 3, 5, "DVL201", "`x.to(d)` returns a copy: its result_value <unused>"
+    )
+    href = "https://example.org/DVL201"
+    markdown = hover_text([(finding, href)], None, markdown=True)
+    assert markdown.endswith("\n\n`x.to(d)` returns a copy: its result\\_value \\<unused\\>")
+    plain = hover_text([(finding, href)], None, markdown=False)
+    assert plain == (
+        "DVL201 transfer-result-discarded: A tensor is moved but the moved copy is discarded. "
+        f"({href})\n\n`x.to(d)` returns a copy: its result_value <unused>"
+    )

@@ -130,3 +130,20 @@ def test_a_half_typed_cell_is_left_out_and_the_others_still_analysed(tmp_path: P
         await editor.log_containing("nb.ipynb cell 3 not analysed: cannot parse cell 3")
 
     asyncio.run(body())
+
+
+def test_hovering_a_finding_in_a_cell_explains_it(tmp_path: Path) -> None:
+    @session(tmp_path)
+    async def body(editor: Editor) -> None:
+        setup, loop = _open_notebook(
+            editor, [(types.NotebookCellKind.Code, SETUP), (types.NotebookCellKind.Code, LOOP)]
+        )
+        (batch,) = await editor.diagnostics(loop, version=1)
+        hover = await editor.hover(loop, 2, 66)  # in `targets`
+        assert hover is not None and hover.range == batch.range
+        assert isinstance(hover.contents, types.MarkupContent)
+        assert hover.contents.value.startswith("**DVL301 ")
+        assert hover.contents.value.endswith(f"\n\n{batch.message}")
+        assert await editor.hover(setup, 5, 10) is None  # the cell has no finding
+
+    asyncio.run(body())

@@ -3,9 +3,16 @@
 A thin adapter over ``devlint.engine.lint_report``:
 
 - A document is linted when it is opened or saved, and ``debounceMs`` (200 by
-  default) after the last change. Each result is published with the version
-  it was computed for; a result for a version the user has since edited is
-  dropped, a newer one is on its way.
+  default) after the last change, one lint at a time. The next change replaces
+  a lint that waits for the debounce or its turn: a superseded version is never
+  linted, and the last one is linted once the lint running when the edits
+  stopped has ended. Each result is published with the version it was computed
+  for; a result for a version the user has since edited is dropped, a newer one
+  is on its way.
+- Memory stays flat however long the user types: the server keeps the report
+  of each open document's last version (for its code actions) and lets older
+  ones go; their cyclic garbage is collected once the server has linted as
+  many lines as its project indexes hold (``lsp_garbage``).
 - Half-typed code is the normal state of a buffer. When a version cannot be
   parsed (DVL001) or analysed (DVL003), nothing is published: the editor keeps
   the diagnostics of the last version that could be analysed (none, for a
@@ -23,6 +30,10 @@ A thin adapter over ``devlint.engine.lint_report``:
   units unless it negotiated another encoding, and pygls' codec converts.
 - Each diagnostic has its rule's code and a ``codeDescription`` link to the
   rule's page (``devlint.rule_docs``; initialization option ``docsUrl``).
+- Hovering over a finding shows its rule's code, name and summary with a link to
+  its page, the message (which says where each value it names was made or
+  moved) and links to the places in other files it rests on (``lsp_hover``);
+  like code actions, only while the text is the version it was published for.
 - Quick fixes are the rules' fixes (safe ones preferred, unsafe ones titled
   "(unsafe)"), and ``source.fixAll.devlint`` applies every safe fix that
   overlaps no other; they are offered only for the version the diagnostics
@@ -47,18 +58,20 @@ A thin adapter over ``devlint.engine.lint_report``:
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
 import sys
-import threading
 import traceback
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 
@@ -66,12 +79,14 @@ from devlint import __version__, gc_thresholds
 from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
 from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
 from devlint.engine import LintReport, lint_report
+from devlint.frontends.lsp_garbage import GarbageCollection
+from devlint.frontends.lsp_hover import hover_text
 from devlint.frontends.lsp_notebooks import NOTEBOOK_SYNC, by_cell, notebook_of
 from devlint.notebooks.linting import CellReport, notebook_report
 from devlint.notebooks.reading import Notebook
 from devlint.notices import INTERNAL_ERROR, PARSER_LIMITATION, SYNTAX_ERROR
 from devlint.project import Project
-from devlint.project_index import FileImporter, index_of
+from devlint.project_index import FileImporter, ProjectIndex, index_of
 from devlint.rule_docs import docs_url
 from devlint.rules import all_rules
 
@@ -129,9 +144,9 @@ class QuickFix:
 
 @dataclass
 class Published:
-    """What was last published for a document, for code actions on that version: each
-    diagnostic as sent and as linted, the report that builds their fixes, and what
-    converts the fixes' positions to client units."""
+    """What was last published for a document, for code actions and hovers on that
+    version: each diagnostic as sent and as linted, the report that builds their fixes,
+    and what converts the fixes' positions to client units."""
 
     version: int | None
     entries: list[tuple[types.Diagnostic, Diagnostic]] = field(default_factory=list)
@@ -140,11 +155,32 @@ class Published:
     codec: PositionCodec = field(default_factory=PositionCodec)
 
 
+class Protocol(LanguageServerProtocol):
+    """pygls' protocol without its memory of the notifications it handled.
+
+    pygls 2.1 files the future of each notification that one of its own handlers
+    (``didOpen``, ``didChange``, …) takes under an id it makes up, and never removes it:
+    about 2 KB per keystroke for the whole session. A request's future goes when it is
+    answered; a notification's goes here, once its handler has finished (a cancelled
+    one is left: pygls cancels them at shutdown, while it walks the table).
+    """
+
+    def _check_handler_result(self, future: Future[Any]) -> None:
+        super()._check_handler_result(future)
+        if future.cancelled():
+            return
+        table = self._request_futures
+        for message in [message for message, filed in table.items() if filed is future]:
+            del table[message]
+
+
 class DevlintLanguageServer(LanguageServer):
     """The server and its per-session state."""
 
     def __init__(self) -> None:
-        super().__init__(SOURCE, __version__, notebook_document_sync=NOTEBOOK_SYNC)
+        super().__init__(
+            SOURCE, __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=Protocol
+        )
         self.options = Options()
         self.resolves_edits = False
         """Whether the client fills in an action's edit with ``codeAction/resolve``."""
@@ -153,6 +189,7 @@ class DevlintLanguageServer(LanguageServer):
         self.cell_uris: dict[str, set[str]] = {}
         """Per notebook, the cell documents it last published diagnostics for."""
         self.pending: dict[str, asyncio.Task[None]] = {}
+        """Per document, its lint waiting for the debounce or its turn (``_lint_later``)."""
         self.published: dict[str, Published] = {}
         self.unanalysed: dict[str, str] = {}
         """Per document, why its current version was not analysed (logged once)."""
@@ -160,8 +197,11 @@ class DevlintLanguageServer(LanguageServer):
         self.config_errors: dict[str, str] = {}
         self.uses: dict[str, set[str]] = {}
         """Per document, the project files its last lint read (what it imports)."""
-        self.lint_lock = threading.Lock()
-        """One lint at a time: lints share the project index."""
+        self.lint_turn = asyncio.Lock()
+        """One lint at a time: lints share the project indexes."""
+        self.indexes: dict[tuple[Path, Settings], ProjectIndex] = {}
+        """The project indexes the session's lints used (they stay for the session)."""
+        self.garbage = GarbageCollection()
 
     # messages to the client ------------------------------------------------
 
@@ -205,7 +245,7 @@ class DevlintLanguageServer(LanguageServer):
     # linting -----------------------------------------------------------------
 
     def schedule(self, uri: str, delay_ms: int) -> None:
-        """Lint ``uri`` after ``delay_ms``, replacing a lint not yet started or finished."""
+        """Lint ``uri`` after ``delay_ms``, replacing a lint of it that has not started."""
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
@@ -218,13 +258,30 @@ class DevlintLanguageServer(LanguageServer):
             del self.pending[uri]
 
     async def _lint_later(self, uri: str, delay: float) -> None:
+        """Lint ``uri`` after ``delay``, once the lint before it has ended.
+
+        Until its lint starts, the task is in ``pending``, where the next ``schedule``
+        of the document cancels it: a superseded version is never linted. Once
+        started, the lint runs to its end (its thread cannot be stopped, and the turn
+        lasts as long as it does); its result is dropped if the document changed
+        meanwhile, and the lint of the newer version waits its turn.
+        """
         if delay:
             await asyncio.sleep(delay)
-        if uri in self.notebook_uris:
-            await self._lint_notebook_now(uri)
-            return
-        if uri not in self.open_uris:
-            return
+        async with self.lint_turn:
+            self._forget(uri, asyncio.current_task())  # started: no newer change cancels it
+            if uri in self.notebook_uris:
+                linted = await self._lint_notebook_now(uri)
+            elif uri in self.open_uris:
+                linted = await self._lint_document_now(uri)
+            else:
+                return
+            held = sum(index.lines_held for index in self.indexes.values())
+            self.garbage.after_lint(linted, held)
+
+    async def _lint_document_now(self, uri: str) -> int:
+        """Lint a document's current text and publish its diagnostics, unless it changed
+        meanwhile; the lines linted."""
         document = self.workspace.get_text_document(uri)
         version, source, path = document.version, document.source, _path_of(uri)
         try:
@@ -233,20 +290,17 @@ class DevlintLanguageServer(LanguageServer):
             # In a thread, so that the event loop keeps reading messages meanwhile.
             report, uses = await asyncio.to_thread(self._lint, source, path, uri, settings, buffers)
             if (
-                uri not in self.open_uris
-                or self.workspace.get_text_document(uri).version != version
-            ):
-                return  # edited meanwhile: the lint of the newer version is scheduled
-            self.uses[uri] = uses
-            self.publish(uri, version, source, document.position_codec, report)
-        except asyncio.CancelledError:
-            raise
+                uri in self.open_uris and self.workspace.get_text_document(uri).version == version
+            ):  # otherwise edited meanwhile: the newer version waits its turn
+                self.uses[uri] = uses
+                self.publish(uri, version, source, document.position_codec, report)
         except Exception as error:  # a bug must cost one lint, never the session
             traceback.print_exc(file=sys.stderr)
             self.log(
                 f"internal error on {path or uri}: {type(error).__name__}: {error}",
                 types.MessageType.Error,
             )
+        return _line_count(source)
 
     def _lint(
         self, source: str, path: str | None, uri: str, settings: Settings, buffers: dict[Path, str]
@@ -268,21 +322,23 @@ class DevlintLanguageServer(LanguageServer):
         lint: Callable[[str, FileImporter | None], Report],
     ) -> tuple[Report, set[str]]:
         """``lint(name, importer)`` with the importer of the document's project (none for an
-        untitled buffer), one lint at a time; and the project files it read."""
-        with self.lint_lock:
-            if path is None:  # an unsaved, untitled buffer: no project
-                return lint(uri, None), set()
-            index = index_of(Project.of(Path(path)), settings, let_others_go=False)
-            index.set_texts(buffers)
-            importer = index.importer_for(Path(path))
-            report = lint(path, importer)
-            return report, {str(used) for used, _ in importer.uses()}
+        untitled buffer); and the project files it read. Runs in a thread, in the
+        lint's turn: the project indexes serve one lint at a time."""
+        if path is None:  # an unsaved, untitled buffer: no project
+            return lint(uri, None), set()
+        index = index_of(Project.of(Path(path)), settings, let_others_go=False)
+        self.indexes[(index.project.root, settings)] = index
+        index.set_texts(buffers)
+        importer = index.importer_for(Path(path))
+        report = lint(path, importer)
+        return report, {str(used) for used, _ in importer.uses()}
 
-    async def _lint_notebook_now(self, uri: str) -> None:
-        """Lint a notebook from its cells' current text and publish each cell's diagnostics."""
+    async def _lint_notebook_now(self, uri: str) -> int:
+        """Lint a notebook from its cells' current text and publish each cell's diagnostics,
+        unless it changed meanwhile; the lines linted."""
         document = self.workspace.get_notebook_document(notebook_uri=uri)
         if document is None:
-            return
+            return 0
         cells = [(cell, self.workspace.get_text_document(cell.document)) for cell in document.cells]
         notebook = notebook_of([(cell, text.source) for cell, text in cells])
         path = _path_of(uri)
@@ -293,18 +349,16 @@ class DevlintLanguageServer(LanguageServer):
             )
             current = self.workspace.get_notebook_document(notebook_uri=uri)
             if (
-                uri not in self.notebook_uris
-                or current is None
-                or current.version != document.version
-            ):
-                return  # edited meanwhile: the lint of the newer version is scheduled
-            self.uses[uri] = uses
-            self.publish_cells(uri, cells, report)
-        except asyncio.CancelledError:
-            raise
+                uri in self.notebook_uris
+                and current is not None
+                and current.version == document.version
+            ):  # otherwise edited meanwhile: the newer version waits its turn
+                self.uses[uri] = uses
+                self.publish_cells(uri, cells, report)
         except Exception as error:  # a bug must cost one lint, never the session
             traceback.print_exc(file=sys.stderr)
             self.log(f"internal error on {path or uri}: {type(error).__name__}: {error}")
+        return sum(_line_count(cell.source) for cell in notebook.code_cells)
 
     def _lint_notebook(
         self,
@@ -424,6 +478,31 @@ class DevlintLanguageServer(LanguageServer):
         if self.published.pop(uri, None) is not None:
             self._send(uri, None, [])
 
+    # hover -------------------------------------------------------------------
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """The findings whose range holds the position, with their rule and where their
+        values came from (``lsp_hover``); None elsewhere, and on changed text."""
+        published = self._published_now(params.text_document.uri)
+        if published is None:
+            return None
+        found = [entry for entry in published.entries if _holds(entry[0].range, params.position)]
+        if not found:
+            return None
+        markdown = _hover_in_markdown(self.client_capabilities)
+        text = hover_text(
+            [
+                (linted, sent.code_description.href if sent.code_description else "")
+                for sent, linted in found
+            ],
+            self.workspace.root_path,
+            markdown,
+        )
+        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+        return types.Hover(
+            contents=types.MarkupContent(kind=kind, value=text), range=found[0][0].range
+        )
+
     # code actions ------------------------------------------------------------
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -433,11 +512,9 @@ class DevlintLanguageServer(LanguageServer):
         unsafe ones are offered too, titled "(unsafe)": the user picks them.
         """
         uri = params.text_document.uri
-        published = self.published.get(uri)
-        if published is None or not self._is_open(uri):
+        published = self._published_now(uri)
+        if published is None:
             return []
-        if self.workspace.get_text_document(uri).version != published.version:
-            return []  # the diagnostics were computed for text that has changed since
         identifier = types.OptionalVersionedTextDocumentIdentifier(
             uri=uri, version=published.version
         )
@@ -527,6 +604,16 @@ class DevlintLanguageServer(LanguageServer):
         )
         return action
 
+    def _published_now(self, uri: str) -> Published | None:
+        """What was published for an open document, if it was for its current text: the
+        diagnostics of text that has changed since may no longer be where they say."""
+        published = self.published.get(uri)
+        if published is None or not self._is_open(uri):
+            return None
+        if self.workspace.get_text_document(uri).version != published.version:
+            return None
+        return published
+
     def _is_open(self, uri: str) -> bool:
         """Whether ``uri`` is an open document or a cell of an open notebook."""
         return uri in self.open_uris or any(uri in cells for cells in self.cell_uris.values())
@@ -554,6 +641,22 @@ class DevlintLanguageServer(LanguageServer):
             if fix is not None:
                 fixes.append((sent, _quick_fix(fix, published.lines, published.codec)))
         return fixes
+
+
+def _hover_in_markdown(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client shows Markdown in hovers (the formats it lists, or any)."""
+    document = capabilities.text_document
+    hover = document.hover if document else None
+    formats = hover.content_format if hover else None
+    return not formats or types.MarkupKind.Markdown in formats
+
+
+def _holds(rng: types.Range, position: types.Position) -> bool:
+    """Whether ``position`` is on a character of ``rng`` (or on an empty range's place)."""
+    start = (rng.start.line, rng.start.character)
+    end = (rng.end.line, rng.end.character)
+    at = (position.line, position.character)
+    return start <= at < end or start == at == end
 
 
 def _resolves_edits(capabilities: types.ClientCapabilities) -> bool:
@@ -585,6 +688,10 @@ def _workspace_edit(
 def _path_of(uri: str) -> str | None:
     """The file system path of a ``file:`` URI; None for ``untitled:`` and the like."""
     return to_fs_path(uri) if uri.startswith("file:") else None
+
+
+def _line_count(source: str) -> int:
+    return source.count("\n") + 1
 
 
 def _name_of(uri: str) -> str:
@@ -768,6 +875,15 @@ def create_server() -> DevlintLanguageServer:
             ls.log(f"internal error in code actions: {error}", types.MessageType.Error)
             return []
 
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: DevlintLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        try:
+            return ls.hover(params)
+        except Exception as error:  # a hover must never fail: there is simply none
+            traceback.print_exc(file=sys.stderr)
+            ls.log(f"internal error in hover: {error}", types.MessageType.Error)
+            return None
+
     @server.feature(types.CODE_ACTION_RESOLVE)
     def resolve_code_action(
         ls: DevlintLanguageServer, action: types.CodeAction
@@ -790,10 +906,12 @@ def create_server() -> DevlintLanguageServer:
 def serve() -> int:
     """Run the server on stdin/stdout until the client says exit."""
     gc_thresholds.for_whole_process()  # this process only lints, and holds the workspace's trees
+    server = create_server()
+    gc.freeze()  # what it loaded to start lives as long as it: full collections skip it
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol stream
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="devlint lsp %(levelname)s: %(message)s"
     )
-    create_server().start_io(stdin, stdout)
+    server.start_io(stdin, stdout)
     return 0
