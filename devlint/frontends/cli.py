@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from devlint import __version__, gc_thresholds
 from devlint.cache import Linted, ResultCache, default_cache_dir
-from devlint.codes import unknown_code
+from devlint.codes import empty_selection, unknown_code
 from devlint.config import ConfigError, Settings, load_settings, load_settings_file
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
@@ -123,6 +123,13 @@ def _parser() -> argparse.ArgumentParser:
         help="codes or prefixes not to report (replaces the config's)",
     )
     check.add_argument(
+        "--extend-ignore",
+        type=_codes,
+        default=(),
+        metavar="CODES",
+        help="codes or prefixes not to report, in addition to those ignored already",
+    )
+    check.add_argument(
         "--exclude",
         type=_patterns,
         metavar="PATTERNS",
@@ -168,7 +175,8 @@ def _parser() -> argparse.ArgumentParser:
         "--config",
         type=Path,
         metavar="PYPROJECT",
-        help="pyproject.toml to read [tool.devlint] from (default: the nearest one that has it)",
+        help="pyproject.toml to read [tool.devlint] from, or a directory holding one"
+        " (default: the nearest one that has the table)",
     )
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are reported"
@@ -236,11 +244,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _codes(text: str) -> tuple[str, ...]:
-    """Comma-separated codes; whether devlint knows them is checked with the config's."""
-    codes = tuple(code.strip() for code in text.split(",") if code.strip())
-    if not codes:  # `--select ""` would report nothing at all
-        raise argparse.ArgumentTypeError("expected codes or prefixes such as DVL1,DVL201")
-    return codes
+    """Comma-separated codes; whether devlint knows them (and whether an empty list makes
+    sense) is checked with the config's, so that both say the same."""
+    return tuple(code.strip() for code in text.split(",") if code.strip())
 
 
 def _patterns(text: str) -> tuple[str, ...]:
@@ -300,7 +306,8 @@ def _check(args: argparse.Namespace) -> int:
 def _settings(args: argparse.Namespace) -> Settings:
     """The pyproject's settings, with the command line's codes taking precedence.
 
-    A code that matches no rule would turn rules off without a word: it is an error."""
+    A code that matches no rule, or a ``--select`` without codes, would turn rules off
+    without a word: it is an error, as in the configuration."""
     try:
         if args.config is not None:
             settings = load_settings_file(args.config)
@@ -308,10 +315,12 @@ def _settings(args: argparse.Namespace) -> Settings:
             settings = load_settings(_config_start(args))
     except ConfigError as error:
         raise UsageError(str(error)) from None
-    for option in ("select", "extend_select", "ignore"):
+    for option in ("select", "extend_select", "ignore", "extend_ignore"):
         problem = unknown_code(getattr(args, option) or (), where=f"--{option.replace('_', '-')}")
         if problem is not None:
             raise UsageError(problem)
+    if args.select == ():
+        raise UsageError(f"--select: {empty_selection('the configured rules')}")
     if args.select is not None:
         settings = replace(settings, select=args.select)
     if args.ignore is not None:
@@ -324,6 +333,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     return replace(
         settings,
         extend_select=settings.extend_select + args.extend_select,
+        extend_ignore=settings.extend_ignore + args.extend_ignore,
         extend_exclude=settings.extend_exclude + args.extend_exclude,
     )
 
