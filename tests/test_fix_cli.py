@@ -214,3 +214,18 @@ def test_a_file_edited_while_its_fixes_were_computed_is_left_alone(tmp_path: Pat
     assert written.diagnostics[-1].message == (
         "not rewritten: the file changed while it was being fixed"
     )
+
+
+def test_exit_non_zero_on_fix_exits_1_when_a_file_changed(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    result = devlint("--fix", "--exit-non-zero-on-fix", "train.py", "clean.py", cwd=tmp_path)
+    assert path.read_text() == DISCARDED_FIXED
+    assert (result.returncode, result.stdout) == (1, b"")  # nothing left, but a file changed
+    assert devlint("--fix", "--exit-non-zero-on-fix", ".", cwd=tmp_path).returncode == 0
+    stdin = devlint("--fix", "--exit-non-zero-on-fix", "-", cwd=tmp_path, stdin=DISCARDED.encode())
+    assert (stdin.returncode, stdin.stdout) == (1, DISCARDED_FIXED.encode())
+    both = devlint("--fix", "--exit-non-zero-on-fix", "--exit-zero", ".", cwd=tmp_path)
+    assert both.returncode == 2
+    assert b"not allowed with argument" in both.stderr

@@ -178,8 +178,14 @@ def _parser() -> argparse.ArgumentParser:
         help="pyproject.toml to read [tool.devlint] from, or a directory holding one"
         " (default: the nearest one that has the table)",
     )
-    check.add_argument(
+    exit_status = check.add_mutually_exclusive_group()
+    exit_status.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are reported"
+    )
+    exit_status.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix, exit 1 when it changed a file, even if no problem is left",
     )
     check.add_argument(
         "--fix",
@@ -484,6 +490,8 @@ def _fix(
         _FORMATS[args.format](left, len(results) + len(skipped), args)
     if not args.quiet:
         print(f"Applied {fixes}.", file=sys.stderr)
+    if args.exit_non_zero_on_fix and any(result.changed for result in results):
+        return 1
     return 1 if left and not args.exit_zero else 0
 
 
