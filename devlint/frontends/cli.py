@@ -28,12 +28,13 @@ from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
 from devlint.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
 from devlint.files import Entry, MissingPathError, iter_source_files
+from devlint.fix_count import NO_FIXES, FixCount, fixable, wanted, write_refusal
 from devlint.frontends.github_output import print_github
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
 from devlint.notebooks.reading import is_notebook
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
-from devlint.safe_write import OUTSIDE_ROOTS_FLAG
+from devlint.safe_write import OUTSIDE_ROOTS_FLAG, WritePolicy
 from devlint.selection import is_enabled
 from devlint.terminal import printable
 from devlint.tree_cache import TreeCache
@@ -297,15 +298,19 @@ def _check(args: argparse.Namespace) -> int:
         lint = partial(lint_file, trees=TreeCache.for_run(results.folder, paths))
     diagnostics += lint_files(files, settings, args.jobs, results, lint)
     checked = len(entries)  # a path skipped with a notice (a folder, a FIFO) was checked too
+    stdin: tuple[str, bytes] | None = None
     if STDIN in args.paths:
-        name = args.stdin_filename or "<stdin>"
-        diagnostics += guarded(name, partial(_lint_stdin, name, settings))
+        stdin = (args.stdin_filename or "<stdin>", sys.stdin.buffer.read())
+        diagnostics += guarded(stdin[0], partial(_lint_stdin, *stdin, settings))
         checked += 1
     diagnostics = sorted(
         (d for d in diagnostics if _notice_enabled(d, settings)),
         key=lambda d: (*d.place, d.code, d.message),
     )
-    _FORMATS[args.format](diagnostics, checked, args)
+    fixes = NO_FIXES
+    if args.format == "text" and (args.statistics or not args.quiet):  # they show the count
+        fixes = _fix_count(args, settings, files, diagnostics, stdin)
+    _FORMATS[args.format](diagnostics, checked, args, fixes)
     return 1 if diagnostics and not args.exit_zero else 0
 
 
@@ -380,8 +385,7 @@ def _result_cache(args: argparse.Namespace, settings: Settings) -> ResultCache |
     return ResultCache.open(args.cache_dir or default_cache_dir(settings), settings)
 
 
-def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
-    data = sys.stdin.buffer.read()
+def _lint_stdin(name: str, data: bytes, settings: Settings) -> list[Diagnostic]:
     if is_notebook(name):  # --stdin-filename names a notebook
         from devlint.notebooks.linting import lint_notebook, read_or_notice
 
@@ -429,6 +433,54 @@ def fix_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
 # fix ------------------------------------------------------------------------
 
 
+def _fix_count(
+    args: argparse.Namespace,
+    settings: Settings,
+    files: list[Path],
+    reported: list[Diagnostic],
+    stdin: tuple[str, bytes] | None,
+) -> FixCount:
+    """What ``--fix`` would apply to the findings reported (``devlint.fix_count``): the
+    fixes of each file that has one it wants, computed as ``--fix`` computes them but not
+    written, less the files it would not write. Most runs have none to compute."""
+    if not any(d.fix is not None for d in reported):
+        return NO_FIXES
+    from devlint.fix import FixResult
+
+    wanted_in = {d.path for d in reported if wanted(d.fix, args.unsafe_fixes)}
+    to_fix = [path for path in files if str(path) in wanted_in]
+
+    def lost(path: Path, died: Diagnostic) -> FixResult:  # counts nothing
+        return FixResult(str(path), "", "", [died])
+
+    fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
+    results = map_files(fix, to_fix, args.jobs, lost, doing="fixing", done="fixed")
+    fixed = {str(path): result for path, result in zip(to_fix, results, strict=True)}
+    if stdin is not None and stdin[0] in wanted_in:
+        fixed[stdin[0]] = _fix_stdin(*stdin, settings, unsafe=args.unsafe_fixes)
+    policy = _write_policy(args)
+    by_name = {str(path): path for path in files}
+
+    def refusal(name: str) -> str | None:  # standard input is printed, never written
+        return write_refusal(by_name[name], policy) if name in by_name else None
+
+    return fixable(reported, fixed, refusal, unsafe=args.unsafe_fixes)
+
+
+def _fix_stdin(name: str, data: bytes, settings: Settings, *, unsafe: bool) -> FixResult:
+    if is_notebook(name):
+        from devlint.notebooks.fixing import fix_notebook_bytes as fix_bytes
+    else:
+        from devlint.fix import fix_bytes
+    return fix_bytes(data, name, settings, unsafe=unsafe)
+
+
+def _write_policy(args: argparse.Namespace) -> WritePolicy:
+    """Where ``--fix`` writes: below the paths given (``devlint.safe_write``)."""
+    given = [Path(path) for path in args.paths if path != STDIN]
+    return WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
+
+
 def _fix(
     args: argparse.Namespace, settings: Settings, files: list[Path], skipped: list[Diagnostic]
 ) -> int:
@@ -436,8 +488,7 @@ def _fix(
     the fixed source goes to stdout and the report to stderr. ``--diff``: print the
     fixes as a unified diff instead and exit 1 when there are any (or devlint failed on a
     file: then it cannot say there are none)."""
-    from devlint.fix import FixResult, fix_bytes, write_fixed
-    from devlint.safe_write import WritePolicy
+    from devlint.fix import FixResult, write_fixed
 
     fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
 
@@ -445,25 +496,27 @@ def _fix(
         return FixResult(str(path), "", "", [died], problem=died.message)
 
     results = map_files(fix, files, args.jobs, lost, doing="fixing", done="fixed")
-    if not args.diff:
-        given = [Path(path) for path in args.paths if path != STDIN]
-        policy = WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
+    policy = _write_policy(args)
+    if args.diff:  # what --fix would write: not the files it would refuse
+        results = [
+            _unless_refused(path, result, policy)
+            for path, result in zip(files, results, strict=True)
+        ]
+    else:
         written = zip(files, results, strict=True)
         results = [write_fixed(path, result, policy) for path, result in written]
     stdin = STDIN in args.paths
     if stdin:
         data = sys.stdin.buffer.read()
         name = args.stdin_filename or "<stdin>"
-        if is_notebook(name):
-            from devlint.notebooks.fixing import fix_notebook_bytes as fix_bytes
-        results.append(fix_bytes(data, name, settings, unsafe=args.unsafe_fixes))
+        results.append(_fix_stdin(name, data, settings, unsafe=args.unsafe_fixes))
     for result in results:
         if result.problem:
             print(printable(f"devlint: {result.path}: {result.problem}"), file=sys.stderr)
-    applied = sum(result.applied for result in results if result.changed)
-    fixes = f"{applied} fix" if applied == 1 else f"{applied} fixes"
+    count = FixCount.of(results)
+    fixes = f"{count.applied} fix" if count.applied == 1 else f"{count.applied} fixes"
     if args.diff:
-        hidden = sum(result.unsafe_left for result in results)
+        hidden = count.unsafe_left
         hint = f" ({hidden} more with --unsafe-fixes)" if hidden else ""
         diff = "".join(result.diff() for result in results)
         sys.stdout.write(printable(diff) if sys.stdout.isatty() else diff)  # raw for `patch`
@@ -487,7 +540,10 @@ def _fix(
         key=lambda d: (*d.place, d.code, d.message),
     )
     with contextlib.redirect_stdout(sys.stderr) if stdin else contextlib.nullcontext():
-        _FORMATS[args.format](left, len(results) + len(skipped), args)
+        # left after --fix: nothing another --fix would apply, but maybe with --unsafe-fixes
+        _FORMATS[args.format](
+            left, len(results) + len(skipped), args, FixCount(unsafe_left=count.unsafe_left)
+        )
     if not args.quiet:
         print(f"Applied {fixes}.", file=sys.stderr)
     if args.exit_non_zero_on_fix and any(result.changed for result in results):
@@ -495,10 +551,27 @@ def _fix(
     return 1 if left and not args.exit_zero else 0
 
 
+def _unless_refused(path: Path, result: FixResult, policy: WritePolicy) -> FixResult:
+    """``result`` as ``--diff`` shows it: unchanged, with the reason on stderr, when
+    ``--fix`` would not write the file."""
+    why = write_refusal(path, policy) if result.changed else None
+    if why is None:
+        return result
+    return replace(
+        result,
+        fixed=result.source,
+        fixed_codes=(),
+        unsafe_left=0,
+        problem=f"--fix would not rewrite it: {why}",
+    )
+
+
 # output ---------------------------------------------------------------------
 
 
-def _print_text(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_text(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     print_text(
         diagnostics,
         checked,
@@ -508,25 +581,32 @@ def _print_text(diagnostics: list[Diagnostic], checked: int, args: argparse.Name
         color=args.color,
         statistics=args.statistics,
         quiet=args.quiet,
+        fixes=fixes,
     )
 
 
-def _print_json(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_json(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     json.dump([d.to_json() for d in diagnostics], sys.stdout, indent=2)
     print()
 
 
-def _print_sarif(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_sarif(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     from devlint.frontends.sarif import print_sarif
 
     print_sarif(diagnostics)
 
 
-def _print_github(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_github(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     print_github(diagnostics, sys.stdout)
 
 
-_FORMATS: dict[str, Callable[[list[Diagnostic], int, argparse.Namespace], None]] = {
+_FORMATS: dict[str, Callable[[list[Diagnostic], int, argparse.Namespace, FixCount], None]] = {
     "text": _print_text,
     "json": _print_json,
     "sarif": _print_sarif,
