@@ -202,9 +202,15 @@ def _parser() -> argparse.ArgumentParser:
         help="print the fixes as a unified diff instead of applying them; exit 1 if there are any",
     )
     check.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add a `# noqa: CODE` comment to every line with a problem (not in notebooks)",
+    )
+    check.add_argument(
         OUTSIDE_ROOTS_FLAG,
         action="store_true",
-        help="with --fix, also write files whose real path is outside the paths given (reached"
+        help="with --fix or --add-noqa, also write files whose real path is outside the paths"
+        " given (reached"
         " through a symbolic link) and hard-linked files (edited in place, so every link changes)",
     )
     check.add_argument(
@@ -278,6 +284,8 @@ def _positive_int(text: str) -> int:
 def _check(args: argparse.Namespace) -> int:
     if args.statistics and args.format != "text":
         raise UsageError("--statistics works with --format text only")
+    if args.add_noqa and (args.fix or args.diff or STDIN in args.paths):
+        raise UsageError("--add-noqa edits the files given: not with --fix, --diff or -")
     settings = _settings(args)
     gc_thresholds.for_whole_process()  # this process (and its forked workers) only lints
     try:
@@ -291,6 +299,8 @@ def _check(args: argparse.Namespace) -> int:
         sys.modules["devlint.project_index"].refresh_all()  # this process linted before
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
+    if args.add_noqa:
+        return _add_noqa(args, settings, files, diagnostics)
     results = _result_cache(args, settings)
     if results is None:
         lint = lint_file
@@ -564,6 +574,63 @@ def _unless_refused(path: Path, result: FixResult, policy: WritePolicy) -> FixRe
         unsafe_left=0,
         problem=f"--fix would not rewrite it: {why}",
     )
+
+
+# add-noqa -------------------------------------------------------------------
+
+
+def _add_noqa(
+    args: argparse.Namespace, settings: Settings, files: list[Path], skipped: list[Diagnostic]
+) -> int:
+    """``--add-noqa``: a ``# noqa`` comment on every line with a finding, written as
+    ``--fix`` writes (``devlint.add_noqa``), then the report of what is left. Notebooks
+    are left as they are: their findings are reported, and stderr says why."""
+    from devlint.fix import FixResult, write_fixed
+
+    notebooks = [path for path in files if is_notebook(path)]
+    scripts = [path for path in files if not is_notebook(path)]
+
+    def lost(path: Path, died: Diagnostic) -> FixResult:  # left as it was; the notice is reported
+        return FixResult(str(path), "", "", [died], problem=died.message)
+
+    add = partial(noqa_file, settings=settings)
+    results = map_files(add, scripts, args.jobs, lost, doing="adding # noqa to", done="edited")
+    policy = _write_policy(args)
+    results = [
+        write_fixed(path, result, policy) for path, result in zip(scripts, results, strict=True)
+    ]
+    for path in notebooks:
+        print(
+            printable(f"devlint: {path}: --add-noqa leaves notebooks as they are"), file=sys.stderr
+        )
+    for result in results:
+        if result.problem:
+            print(printable(f"devlint: {result.path}: {result.problem}"), file=sys.stderr)
+    left = [*skipped, *(d for result in results for d in result.diagnostics)]
+    left += lint_files(notebooks, settings, args.jobs, None, lint_file)
+    left = sorted(
+        (d for d in left if _notice_enabled(d, settings)),
+        key=lambda d: (*d.place, d.code, d.message),
+    )
+    fixes = NO_FIXES
+    if args.format == "text" and (args.statistics or not args.quiet):
+        fixes = _fix_count(args, settings, files, left, None)
+    _FORMATS[args.format](left, len(files) + len(skipped), args, fixes)
+    if not args.quiet:
+        silenced = sum(result.applied for result in results if result.changed)
+        print(f"Added # noqa to silence {_problems(silenced)}.", file=sys.stderr)
+    return 1 if left and not args.exit_zero else 0
+
+
+def _problems(count: int) -> str:
+    return f"{count} problem" if count == 1 else f"{count} problems"
+
+
+def noqa_file(path: Path, settings: Settings) -> FixResult:
+    """``devlint.add_noqa.add_noqa_file``, imported when a file needs it (see ``lint_file``)."""
+    from devlint.add_noqa import add_noqa_file
+
+    return add_noqa_file(path, settings)
 
 
 # output ---------------------------------------------------------------------
