@@ -210,8 +210,8 @@ def _parser() -> argparse.ArgumentParser:
         OUTSIDE_ROOTS_FLAG,
         action="store_true",
         help="with --fix or --add-noqa, also write files whose real path is outside the paths"
-        " given (reached"
-        " through a symbolic link) and hard-linked files (edited in place, so every link changes)",
+        " given (reached through a symbolic link) and hard-linked files (edited in place, so"
+        " every link changes)",
     )
     check.add_argument(
         "--stdin-filename",
