@@ -20,7 +20,6 @@ import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from io import BytesIO
 from pathlib import Path
 
 from devlint.config import Settings
@@ -58,7 +57,7 @@ def add_noqa_bytes(
     source, problem = decode_source(data)
     if source is None:
         return FixResult(path, "", "", [notice(path, UNREADABLE, f"cannot decode file: {problem}")])
-    encoding = tokenize.detect_encoding(BytesIO(data).readline)[0]
+    encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
     def lint(text: str) -> list[Diagnostic]:
         return lint_source(text, path, settings, importer=importer)

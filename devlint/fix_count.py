@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.safe_write import OUTSIDE_ROOTS_FLAG, WritePolicy
 
-if TYPE_CHECKING:  # devlint.fix loads LibCST, which a run the cache answers never needs
+if TYPE_CHECKING:  # devlint.fix loads LibCST: only a run that computes fixes needs it
     from devlint.fix import FixResult
 
 
@@ -74,10 +74,10 @@ def fixable(
     (computed, not written) of each file with a fix ``--fix`` wants; a file without one
     keeps its fixes that only ``--unsafe-fixes`` applies, as ``--fix`` would report them.
     ``refusal(name)``: why ``--fix`` would not write the file (then it counts nothing)."""
-    reported = list(reported)
-    writable = {name: refusal(name) is None for name in {d.path for d in reported}}
+    with_fixes = [d for d in reported if d.fix is not None]
+    writable = {name: refusal(name) is None for name in {d.path for d in with_fixes}}
     counted = FixCount.of(result for name, result in fixed.items() if writable.get(name, True))
-    unfixed = [d for d in reported if d.path not in fixed and writable[d.path]]
+    unfixed = [d for d in with_fixes if d.path not in fixed and writable[d.path]]
     return FixCount(counted.codes, counted.unsafe_left + unsafe_left(unfixed, unsafe))
 
 
