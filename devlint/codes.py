@@ -1,5 +1,5 @@
-"""The codes devlint knows, and the error for one it does not: a typo in ``select``
-would otherwise turn every rule off without a word."""
+"""The codes devlint knows, and the errors for a selection that would turn every rule off
+without a word: a code devlint does not know (a typo), or no code at all."""
 
 from __future__ import annotations
 
@@ -13,8 +13,15 @@ from functools import cache
 from devlint.notices import NOTICE_SUMMARIES
 
 _RULE_MODULE = re.compile(r"(?P<code>[a-z]+[0-9]+)_\w+")
-_SHORTEST_SUGGESTED_PREFIX = 3
-"""``DVL``: a shorter prefix (``D``) is accepted but never suggested."""
+
+
+def empty_selection(instead: str) -> str:
+    """The error for a ``select`` with no codes in it (``select = []``, ``--select ""``): it
+    reports nothing, which is hardly ever meant; ``instead`` says what leaving it out keeps."""
+    return (
+        "no codes: that selects no rule, so nothing would be reported (leave it out for"
+        f" {instead}, or ignore DVL to turn every rule off)"
+    )
 
 
 @cache
@@ -36,7 +43,7 @@ def _prefixes() -> frozenset[str]:
 
 def unknown_code(codes: Iterable[str], where: str = "") -> str | None:
     """The error for the first of ``codes`` that is no code or prefix devlint knows, with
-    the nearest one it knows: ``unknown rule code 'DVL10l' in --select (did you mean
+    the nearest one it knows: ``unknown rule code 'DVL1O1' in --select (did you mean
     DVL101?)``; None when all are known."""
     known = _prefixes()
     for code in codes:
@@ -47,12 +54,14 @@ def unknown_code(codes: Iterable[str], where: str = "") -> str | None:
 
 
 def _hint(code: str, known: frozenset[str]) -> str:
-    """The nearest known code or prefix, one of the same length first; of equally near
-    ones, the one that starts like ``code`` (``DVL123``: DVL103 rather than DVL203)."""
+    """The nearest known prefix of the same length (``DLV4``: DVL4), else the nearest full
+    code (``DVL1011``: DVL101); of equally near ones, the one that starts like ``code``
+    (``DVL123``: DVL103 rather than DVL203). Never a shorter prefix: ``DVL`` for ``DVL999``
+    would drop what was typed and name no rule."""
     typed = code.upper()
-    suggested = sorted(p for p in known if len(p) >= _SHORTEST_SUGGESTED_PREFIX)
-    same_length = [p for p in suggested if len(p) == len(typed)]
-    for candidates in (same_length, suggested):
+    same_length = sorted(p for p in known if len(p) == len(typed))
+    full_codes = sorted({*rule_codes(), *NOTICE_SUMMARIES})
+    for candidates in (same_length, full_codes):
         nearest = difflib.get_close_matches(typed, candidates, n=5)
         if nearest:
             best = max(nearest, key=lambda match: _shared_start(match, typed))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from devlint.codes import unknown_code
+from devlint.codes import empty_selection, unknown_code
 from devlint.exclusions import anchor_patterns
 from devlint.reading import read_regular_file
 
@@ -32,6 +32,8 @@ class Settings:
     """What a run checks. Codes are prefixes: ``DVL1`` selects DVL101, DVL102…
 
     ``select`` None means the default set (every rule enabled by default).
+    ``extend_ignore`` adds to ``ignore`` as ``extend_select`` adds to ``select``:
+    ``--ignore`` replaces the configured ``ignore`` only.
     ``device_names`` are extra variable names that hold a device (``"dev"``).
     ``root`` is the directory that ``per_file_ignores`` globs are relative to.
     ``exclude`` (None: devlint's default list) and ``extend_exclude`` are
@@ -44,6 +46,7 @@ class Settings:
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     device_names: tuple[str, ...] = ()
     # Not in the repr, which keys the result cache: which files a run walks changes no result.
@@ -56,7 +59,7 @@ class Settings:
 
 DEFAULT_SETTINGS = Settings()
 
-_CODE_KEYS = ("select", "extend-select", "ignore")
+_CODE_KEYS = ("select", "extend-select", "ignore", "extend-ignore")
 _PATTERN_KEYS = ("exclude", "extend-exclude")
 _SWITCH_KEYS = ("respect-gitignore", "force-exclude")
 _KEYS = (*_CODE_KEYS, "per-file-ignores", "device-names", *_PATTERN_KEYS, *_SWITCH_KEYS)
@@ -88,8 +91,13 @@ def load_settings(start: Path) -> Settings:
 
 
 def load_settings_file(pyproject: Path) -> Settings:
-    """Settings of this ``pyproject.toml`` (``--config``); defaults if it has no table."""
-    if not os.path.isfile(pyproject):
+    """Settings of this ``pyproject.toml`` (``--config``), or of the ``pyproject.toml`` in
+    this directory; defaults if it has no ``[tool.devlint]`` table."""
+    if os.path.isdir(pyproject):
+        if not os.path.lexists(pyproject / "pyproject.toml"):
+            raise ConfigError(f"{pyproject}: a directory without a pyproject.toml")
+        pyproject = pyproject / "pyproject.toml"
+    elif not os.path.lexists(pyproject):
         raise ConfigError(f"{pyproject}: no such file")
     table = _devlint_table(pyproject)
     return settings_from_table(table or {}, pyproject)
@@ -151,6 +159,8 @@ def settings_from_table(table: dict[str, Any], pyproject: Path) -> Settings:
     if unknown:
         raise fail(unknown[0], f"unknown key (known keys: {', '.join(_KEYS)})")
     codes = {key: _codes(table[key], fail, key) for key in _CODE_KEYS if key in table}
+    if codes.get("select") == ():
+        raise fail("select", empty_selection("the default rules"))
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise fail("per-file-ignores", 'expected a table such as {"tests/*" = ["DVL101"]}')
@@ -168,6 +178,7 @@ def settings_from_table(table: dict[str, Any], pyproject: Path) -> Settings:
         select=codes.get("select"),
         extend_select=codes.get("extend-select", ()),
         ignore=codes.get("ignore", ()),
+        extend_ignore=codes.get("extend-ignore", ()),
         per_file_ignores=tuple(
             (glob, _codes(value, fail, f"per-file-ignores.{glob!r}"))
             for glob, value in per_file.items()

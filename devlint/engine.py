@@ -7,7 +7,6 @@ show them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
 from devlint.gc_thresholds import fewer_collections
 from devlint.limits import complexity_problem
+from devlint.noqa import NOQA, silences
 from devlint.notices import (
     INTERNAL_ERROR,
     TOO_COMPLEX,
@@ -37,8 +37,6 @@ from devlint.rule import FixBuilder, Rule
 from devlint.rules import all_rules
 from devlint.selection import is_enabled
 from devlint.tree_cache import TreeCache
-
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.I)
 
 
 @dataclass
@@ -247,13 +245,7 @@ def _drop_noqa(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:
     kept = []
     for diagnostic in diagnostics:
         text = lines[diagnostic.line - 1] if diagnostic.line <= len(lines) else ""
-        match = _NOQA.search(text)
-        if match is None:
-            kept.append(diagnostic)
-            continue
-        codes = match.group("codes")
-        if codes and not any(
-            diagnostic.code.startswith(code.upper()) for code in re.split(r"[\s,]+", codes)
-        ):
+        match = NOQA.search(text)
+        if match is None or not silences(match, diagnostic.code):
             kept.append(diagnostic)
     return kept

@@ -25,6 +25,7 @@ from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.engine import lint_source, project_importer
+from devlint.fix_count import unsafe_left, wanted
 from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice, unreadable
 from devlint.project_index import FileImporter
 from devlint.reading import read_regular_file
@@ -45,7 +46,7 @@ class FixResult:
     source: str
     fixed: str
     diagnostics: list[Diagnostic] = field(default_factory=list)  # left after fixing
-    applied: int = 0
+    fixed_codes: tuple[str, ...] = ()  # the code of each fix applied
     unsafe_left: int = 0  # fixes left that only --unsafe-fixes applies
     problem: str | None = None  # why the file was not (fully) fixed, for stderr
     encoding: str = "utf-8"
@@ -54,6 +55,11 @@ class FixResult:
     @property
     def changed(self) -> bool:
         return self.fixed != self.source
+
+    @property
+    def applied(self) -> int:
+        """How many fixes were applied (a fix found twice counts once)."""
+        return len(self.fixed_codes)
 
     def diff(self) -> str:
         """A unified diff of the fixes ("" when nothing changed)."""
@@ -79,47 +85,59 @@ def fix_source(
     lint = partial(lint_source, settings=settings, importer=importer)
     unfixed = diagnostics = lint(source, path)
     if not any(wanted(d.fix, unsafe) for d in diagnostics):
-        return FixResult(path, source, source, diagnostics, 0, unsafe_left(diagnostics, unsafe))
+        return FixResult(path, source, source, diagnostics, (), unsafe_left(diagnostics, unsafe))
     if not round_trips(source):
         return FixResult(path, source, source, diagnostics, problem=ROUND_TRIP)
-    text, applied = source, 0
+    text = source
+    applied: tuple[str, ...] = ()
     for _ in range(MAX_PASSES):
-        fixes = [d.fix for d in diagnostics if wanted(d.fix, unsafe)]
-        if not fixes:
+        chosen = [d for d in diagnostics if wanted(d.fix, unsafe)]
+        if not chosen:
             left = unsafe_left(diagnostics, unsafe)
             return FixResult(path, source, text, diagnostics, applied, left, unfixed=unfixed)
-        candidate, count = apply_fixes(text, fixes)
+        candidate, done = apply_fixes(text, [d.fix for d in chosen if d.fix is not None])
         if not round_trips(candidate):
             problem = "a fix produced code that does not parse (a devlint bug); it was not applied"
             return FixResult(path, source, text, diagnostics, applied, problem=problem)
-        text, applied = candidate, applied + count
+        text, applied = candidate, applied + codes_of(done, chosen)
         diagnostics = lint(text, path)
     problem = f"not rewritten: the fixes did not settle after {MAX_PASSES} passes (a devlint bug)"
     return FixResult(path, source, source, lint(source, path), problem=problem)
 
 
-def apply_fixes(text: str, fixes: list[SuggestedFix]) -> tuple[str, int]:
-    """``text`` with every fix applied that overlaps no earlier one; and how many were."""
+def apply_fixes(text: str, fixes: list[SuggestedFix]) -> tuple[str, list[SuggestedFix]]:
+    """``text`` with every fix applied that overlaps no earlier one; and those fixes."""
     starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
     taken: list[tuple[int, int]] = []
     chosen: list[tuple[int, int, str]] = []
-    count = 0
+    applied: list[SuggestedFix] = []
     ranged = [
-        [
-            (starts[e.line - 1] + e.column, starts[e.end_line - 1] + e.end_column, e.text)
-            for e in fix.edits
-        ]
+        (
+            fix,
+            [
+                (starts[e.line - 1] + e.column, starts[e.end_line - 1] + e.end_column, e.text)
+                for e in fix.edits
+            ],
+        )
         for fix in dict.fromkeys(fixes)  # the same fix found in several contexts: once
     ]
-    for edits in sorted(ranged, key=lambda edits: min(edit[:2] for edit in edits)):
+    for fix, edits in sorted(ranged, key=lambda item: min(edit[:2] for edit in item[1])):
         if any(_overlap(start, end, *span) for start, end, _ in edits for span in taken):
             continue
         taken += [(start, end) for start, end, _ in edits]
         chosen += edits
-        count += 1
+        applied.append(fix)
     for start, end, new in sorted(chosen, reverse=True):
         text = text[:start] + new + text[end:]
-    return text, count
+    return text, applied
+
+
+def codes_of(fixes: list[SuggestedFix], found: list[Diagnostic]) -> tuple[str, ...]:
+    """The code of each of ``fixes``: that of the first of ``found`` that carries it."""
+    code: dict[SuggestedFix | None, str] = {}
+    for diagnostic in found:
+        code.setdefault(diagnostic.fix, diagnostic.code)
+    return tuple(code[fix] for fix in fixes)
 
 
 def fix_bytes(
@@ -195,18 +213,6 @@ def write_fixed(path: Path, result: FixResult, policy: WritePolicy | None = None
 
 def _text_of(path: Path) -> str | None:
     return decode_source(read_regular_file(path))[0]
-
-
-def wanted(fix: SuggestedFix | None, unsafe: bool) -> bool:
-    """Whether ``--fix`` applies ``fix`` (``--unsafe-fixes``: also the unsafe ones)."""
-    return fix is not None and (fix.safe or unsafe)
-
-
-def unsafe_left(diagnostics: list[Diagnostic], unsafe: bool) -> int:
-    """How many fixes are left that only ``--unsafe-fixes`` applies."""
-    if unsafe:
-        return 0
-    return sum(1 for d in diagnostics if d.fix is not None and not d.fix.safe)
 
 
 def _overlap(start: int, end: int, other_start: int, other_end: int) -> bool:

@@ -17,8 +17,8 @@ NOTICE_SUMMARIES = {
     UNREADABLE: "file could not be read or decoded; it was not analysed",
     INTERNAL_ERROR: "devlint failed on this file; please report it",
     TOO_COMPLEX: "file too large or too deeply nested to analyse; it was skipped",
-    NOT_REWRITTEN: "file not rewritten by --fix (read-only, its real path outside the paths"
-    " given, hard-linked, or changed meanwhile); its problems are reported unfixed",
+    NOT_REWRITTEN: "file not rewritten by --fix or --add-noqa (read-only, its real path outside"
+    " the paths given, hard-linked, or changed meanwhile); its problems are reported unfixed",
     PARSER_LIMITATION: "Python accepts the file but LibCST, devlint's parser, cannot read it;"
     " it was not analysed",
 }

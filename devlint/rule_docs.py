@@ -1,10 +1,13 @@
 """Where a rule's documentation lives and what it says, for every front end.
 
 The text comes from the rule itself (its docstring, the ruff-style sections
-``## What it does`` …) or, in a checkout, from the generated page
-``docs/rules/<CODE>.md``. Links use one URL scheme, ``DEFAULT_DOCS_URL``,
-overridable by the ``DEVLINT_DOCS_URL`` environment variable (and, in the
-editor, by the LSP initialization option ``docsUrl``): a template with
+``## What it does`` …) and its example programs (``devlint.examples``: a
+checkout's ``rules/``, a wheel's ``devlint/_rules``), as
+``scripts/generate_docs.py`` writes it to ``docs/rules/<CODE>.md`` with the
+harness's evidence added; a checkout's generated page is shown as it is.
+Links use one URL scheme, ``DEFAULT_DOCS_URL``, overridable by the
+``DEVLINT_DOCS_URL`` environment variable (and, in the editor, by the LSP
+initialization option ``docsUrl``): a template with
 ``{code}`` in it, or a base to which ``/<CODE>.md`` is appended.
 """
 
@@ -15,6 +18,7 @@ import os
 import re
 from pathlib import Path
 
+from devlint.examples import example_dir
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.rule import Rule
 from devlint.rules import rule_by_code
@@ -57,8 +61,9 @@ def rule_sections(rule: type[Rule]) -> dict[str, str]:
 def rule_page(code: str) -> str | None:
     """The Markdown documentation of ``code`` (a rule or a notice), or None if unknown.
 
-    A checkout's generated ``docs/rules/<CODE>.md`` (which adds the examples)
-    wins; an installed package builds the page from the rule's docstring.
+    A checkout's generated ``docs/rules/<CODE>.md`` wins; an installed package
+    builds the same page (its examples from the wheel's copy), less the harness's
+    evidence, which lives in the repository: the page links to it.
     """
     code = code.upper()
     if code in NOTICE_SUMMARIES:
@@ -73,7 +78,37 @@ def rule_page(code: str) -> str | None:
     generated = _DOCS_DIR / f"{code}.md"
     if generated.is_file():
         return generated.read_text(encoding="utf-8")
-    return "\n".join([*rule_header(rule), "", rule_text(rule), "", f"More: {docs_url(code)}", ""])
+    more = f"More, with what the examples did when `devlint confirm` ran them: {docs_url(code)}"
+    return "\n".join([*page_lines(rule), more, ""])
+
+
+def page_lines(rule: type[Rule]) -> list[str]:
+    """A rule's page but for its evidence: metadata, docstring sections, and its bad and
+    good example programs (a section whose program is missing is left out)."""
+    meta = rule.meta
+    expectation = meta.runtime
+    if expectation.exception:
+        runtime = f"`{expectation.exception}` containing “{expectation.message}”"
+    else:
+        runtime = expectation.symptom or "not declared"
+    lines = [*rule_header(rule), f"- On a GPU, `bad.py` shows: {runtime}", "", rule_text(rule), ""]
+    folder = example_dir(rule)
+    for title, name in (("Example", "bad.py"), ("Use instead", "good.py")):
+        try:
+            code = (folder / name).read_text(encoding="utf-8").rstrip()
+        except OSError:  # an install without the examples: the page without them
+            continue
+        lines += [
+            f"## {title}",
+            "",
+            f"`rules/{folder.name}/{name}`:",
+            "",
+            "```python",
+            code,
+            "```",
+            "",
+        ]
+    return lines
 
 
 def rule_header(rule: type[Rule]) -> list[str]:

@@ -17,7 +17,7 @@ def _longest_match(code: str, prefixes: tuple[str, ...]) -> int:
 
 def is_enabled(code: str, default_enabled: bool, settings: Settings, path: str = "") -> bool:
     """Whether ``code`` is reported for ``path`` under ``settings``."""
-    ignored = settings.ignore + _per_file_ignores(settings, path)
+    ignored = settings.ignore + settings.extend_ignore + _per_file_ignores(settings, path)
     if code in NOTICE_SUMMARIES:
         selected = len(code)
     else:

@@ -7,7 +7,6 @@ exits 1 when the committed docs are stale (the test suite runs it).
 from __future__ import annotations
 
 import argparse
-import inspect
 import re
 import sys
 from pathlib import Path
@@ -15,11 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from devlint.examples import example_dir  # noqa: E402
 from devlint.harness.evidence import load as load_evidence  # noqa: E402
 from devlint.harness.evidence import rule_section  # noqa: E402
 from devlint.rule import Rule  # noqa: E402
-from devlint.rule_docs import rule_header  # noqa: E402
+from devlint.rule_docs import page_lines  # noqa: E402
 from devlint.rules import all_rules  # noqa: E402
 
 TABLE_START = "<!-- rules-table:start -->"
@@ -29,36 +27,8 @@ EVIDENCE = ROOT / "docs" / "evidence.json"
 
 
 def rule_doc(rule: type[Rule]) -> str:
-    """The Markdown page of one rule: metadata, docstring sections, real examples."""
-    meta = rule.meta
-    folder = example_dir(rule)
-    body = inspect.cleandoc(rule.__doc__ or "")
-    expectation = meta.runtime
-    if expectation.exception:
-        runtime = f"`{expectation.exception}` containing “{expectation.message}”"
-    else:
-        runtime = expectation.symptom or "not declared"
-    lines = [
-        *rule_header(rule),
-        f"- On a GPU, `bad.py` shows: {runtime}",
-        "",
-        body,
-        "",
-    ]
-    for title, name in (("Example", "bad.py"), ("Use instead", "good.py")):
-        code = (folder / name).read_text(encoding="utf-8").rstrip()
-        lines += [
-            f"## {title}",
-            "",
-            f"`rules/{folder.name}/{name}`:",
-            "",
-            "```python",
-            code,
-            "```",
-            "",
-        ]
-    lines += rule_section(meta.code, load_evidence(EVIDENCE))
-    return "\n".join(lines)
+    """The Markdown page of one rule: ``devlint rule``'s page and the harness evidence."""
+    return "\n".join([*page_lines(rule), *rule_section(rule.meta.code, load_evidence(EVIDENCE))])
 
 
 def rules_table() -> str:

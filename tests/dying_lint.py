@@ -9,8 +9,8 @@ linted or fixed as usual.
 
 They are module-level functions, so a worker process imports them by name
 however it was started (fork, forkserver or spawn). Each call appends
-``<file name>`` to the file named by ``$DYING_LINT_LOG``, if set, before doing
-anything else: the tests count the attempts. They refuse to kill the process
+``<file name> lint`` (or ``fix``) to the file named by ``$DYING_LINT_LOG``, if
+set, before doing anything else: the tests count the attempts. They refuse to kill the process
 that first imported this module (the test run) and raise instead.
 """
 
@@ -36,21 +36,21 @@ _MARKER = re.compile(rb"^# die: (\w+)(?: (\d+))?$", re.MULTILINE)
 
 
 def lint_or_die(path: Path, settings: Settings, trees: TreeCache | None = None) -> Linted:
-    _die_if_marked(path)
+    _die_if_marked(path, "lint")
     return lint_file(path, settings, trees)
 
 
 def fix_or_die(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
-    _die_if_marked(path)
+    _die_if_marked(path, "fix")
     return fix_file(path, settings, unsafe=unsafe, write=False)
 
 
-def _die_if_marked(path: Path) -> None:
+def _die_if_marked(path: Path, doing: str) -> None:
     """Log the attempt, then end this process the way the file's marker says, if it has one."""
     log = os.environ.get(LOG_ENV)
     if log:
         with open(log, "a", encoding="utf-8") as stream:
-            stream.write(f"{path.name}\n")
+            stream.write(f"{path.name} {doing}\n")
     marker = _MARKER.search(path.read_bytes())
     if marker is None:
         return

@@ -162,6 +162,11 @@ def test_select_and_ignore(project: Path, options: list[str], codes: list[str]) 
             ["--extend-select", "dvl407"],
             "unknown rule code 'dvl407' in --extend-select (did you mean DVL407?)",
         ),
+        (  # no real code is near: none is suggested (once "did you mean DVL?")
+            ["--ignore", "DVL999"],
+            "unknown rule code 'DVL999' in --ignore (codes look like DVL101, prefixes like DVL1;",
+        ),
+        (["--ignore", "DVL1011"], "unknown rule code 'DVL1011' in --ignore (did you mean DVL101?)"),
     ],
 )
 def test_unknown_code_is_a_usage_error_naming_the_nearest(

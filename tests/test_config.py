@@ -46,13 +46,14 @@ def test_reads_every_key(tmp_path: Path) -> None:
     write_pyproject(
         tmp_path,
         'select = ["DVL1"]\nextend-select = ["DVL407"]\nignore = ["DVL102"]\n'
-        'device-names = ["dev", "args.device"]\n'
+        'extend-ignore = ["DVL103"]\ndevice-names = ["dev", "args.device"]\n'
         '[tool.devlint.per-file-ignores]\n"tests/*" = ["DVL101", "DVL2"]\n',
     )
     assert load_settings(tmp_path) == Settings(
         select=("DVL1",),
         extend_select=("DVL407",),
         ignore=("DVL102",),
+        extend_ignore=("DVL103",),
         per_file_ignores=(("tests/*", ("DVL101", "DVL2")),),
         device_names=("dev", "args.device"),
     )
@@ -92,6 +93,8 @@ def test_explicit_config_file_without_table_means_defaults(tmp_path: Path) -> No
         ('[tool.devlint.per-file-ignores]\n"tests/*" = "DVL1"\n', "per-file-ignores.'tests/*'"),
         ('device-names = ["not a name"]\n', "device-names"),
         ('ignore = ["DVL2O1"]\n', "ignore"),
+        ('extend-ignore = ["DVL2O1"]\n', "extend-ignore"),
+        ("extend-ignore = [201]\n", "extend-ignore"),
     ],
 )
 def test_invalid_config_names_file_and_key(tmp_path: Path, body: str, key: str) -> None:
@@ -225,3 +228,86 @@ def test_explicit_config_option(project: Path, tmp_path_factory: pytest.TempPath
     elsewhere = write_pyproject(tmp_path_factory.mktemp("config"), 'ignore = ["DVL2"]\n')
     result = devlint("check", "--config", str(elsewhere), "src", cwd=project)
     assert codes(result) == [("src/mixed.py", "DVL101")]
+
+
+EMPTY_SELECTION = (
+    "no codes: that selects no rule, so nothing would be reported (leave it out for {}, or"
+    " ignore DVL to turn every rule off)"
+)
+
+
+def test_an_empty_select_is_the_same_error_in_the_config_and_on_the_command_line(
+    project: Path,
+) -> None:
+    """``select = []`` once turned every rule off without a word, while ``--select ""`` was
+    refused with argparse's usage text."""
+    pyproject = write_pyproject(project, "select = []\n")
+    with pytest.raises(ConfigError) as error:
+        load_settings(project)
+    in_config = f"{pyproject}: [tool.devlint] select: " + EMPTY_SELECTION.format(
+        "the default rules"
+    )
+    assert str(error.value) == in_config
+    result = devlint("check", ".", cwd=project)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"devlint: error: {in_config}\n",
+    )
+    pyproject.unlink()
+    on_command_line = "--select: " + EMPTY_SELECTION.format("the configured rules")
+    for empty in ("", " , "):
+        result = devlint("check", "--select", empty, ".", cwd=project)
+        assert (result.returncode, result.stdout, result.stderr) == (
+            2,
+            "",
+            f"devlint: error: {on_command_line}\n",
+        )
+
+
+def test_an_empty_ignore_ignores_nothing_in_the_config_and_on_the_command_line(
+    project: Path,
+) -> None:
+    """An empty ignore list reports more, never less: allowed in both places, and
+    ``--ignore ""`` clears the configured ``ignore``."""
+    write_pyproject(project, "ignore = []\n")
+    assert {code for _, code in codes(devlint("check", "src", cwd=project))} == {
+        "DVL101",
+        "DVL201",
+    }
+    write_pyproject(project, 'ignore = ["DVL101"]\n')
+    result = devlint("check", "--ignore", "", "src", cwd=project)
+    assert {code for _, code in codes(result)} == {"DVL101", "DVL201"}
+
+
+def test_extend_ignore_adds_to_ignore_in_the_config_and_on_the_command_line(
+    project: Path,
+) -> None:
+    write_pyproject(project, 'ignore = ["DVL101"]\nextend-ignore = ["DVL201"]\n')
+    assert codes(devlint("check", "src", cwd=project)) == []
+    # --ignore replaces the configured ignore; the configured extend-ignore stays
+    result = devlint("check", "--ignore", "DVL102", "src", cwd=project)
+    assert codes(result) == [("src/mixed.py", "DVL101")]
+    write_pyproject(project, 'ignore = ["DVL101"]\n')
+    assert codes(devlint("check", "--extend-ignore", "DVL2", "src", cwd=project)) == []
+    unknown = devlint("check", "--extend-ignore", "DVL2O1", "src", cwd=project)
+    assert (unknown.returncode, unknown.stderr) == (
+        2,
+        "devlint: error: unknown rule code 'DVL2O1' in --extend-ignore (did you mean DVL201?)\n",
+    )
+
+
+def test_config_option_takes_a_directory_holding_a_pyproject(project: Path) -> None:
+    """``--config DIR`` once said "no such file" of a directory that exists."""
+    settings = project / "settings"
+    settings.mkdir()
+    write_pyproject(settings, 'ignore = ["DVL2"]\n')
+    result = devlint("check", "--config", "settings", "src", cwd=project)
+    assert codes(result) == [("src/mixed.py", "DVL101")]
+    empty = devlint("check", "--config", "tests", "src", cwd=project)
+    assert (empty.returncode, empty.stderr) == (
+        2,
+        "devlint: error: tests: a directory without a pyproject.toml\n",
+    )
+    missing = devlint("check", "--config", "missing.toml", "src", cwd=project)
+    assert missing.stderr == "devlint: error: missing.toml: no such file\n"

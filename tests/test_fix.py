@@ -229,13 +229,13 @@ def test_overlapping_fixes_wait_for_the_next_pass() -> None:
     inner = SuggestedFix("inner", True, (SourceEdit(1, 2, 1, 3, "i"),))
     later = SuggestedFix("later", True, (SourceEdit(2, 0, 2, 1, "Z"),))
     for fixes in ([outer, inner, later], [inner, later, later, outer]):
-        assert apply_fixes("abcde\nz\n", fixes) == ("OUTER\nZ\n", 2)
+        assert apply_fixes("abcde\nz\n", fixes) == ("OUTER\nZ\n", [outer, later])
 
 
 def test_edits_count_code_points_and_crlf_lines() -> None:
     text = 'x = "é😀"\r\ny = 1\r\n'
     fix = SuggestedFix("t", True, (SourceEdit(1, 4, 1, 8, "s"), SourceEdit(2, 4, 2, 5, "2")))
-    assert apply_fixes(text, [fix]) == ("x = s\r\ny = 2\r\n", 1)
+    assert apply_fixes(text, [fix]) == ("x = s\r\ny = 2\r\n", [fix])
 
 
 @pytest.mark.parametrize(

@@ -214,3 +214,114 @@ def test_a_file_edited_while_its_fixes_were_computed_is_left_alone(tmp_path: Pat
     assert written.diagnostics[-1].message == (
         "not rewritten: the file changed while it was being fixed"
     )
+
+
+def test_exit_non_zero_on_fix_exits_1_when_a_file_changed(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    result = devlint("--fix", "--exit-non-zero-on-fix", "train.py", "clean.py", cwd=tmp_path)
+    assert path.read_text() == DISCARDED_FIXED
+    assert (result.returncode, result.stdout) == (1, b"")  # nothing left, but a file changed
+    assert devlint("--fix", "--exit-non-zero-on-fix", ".", cwd=tmp_path).returncode == 0
+    stdin = devlint("--fix", "--exit-non-zero-on-fix", "-", cwd=tmp_path, stdin=DISCARDED.encode())
+    assert (stdin.returncode, stdin.stdout) == (1, DISCARDED_FIXED.encode())
+    both = devlint("--fix", "--exit-non-zero-on-fix", "--exit-zero", ".", cwd=tmp_path)
+    assert both.returncode == 2
+    assert b"not allowed with argument" in both.stderr
+
+
+REVEALING = """\
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda")
+loader = DataLoader(TensorDataset(torch.randn(8, 2), torch.randn(8, 2)), batch_size=2)
+model = nn.Linear(2, 2).to(device)
+for inputs, targets in loader:
+    out = model(inputs.to(device))
+    loss = (out - targets).sum()
+    other = (out * targets).sum()
+"""
+"""One finding (DVL301 at line 10) whose fix reveals the next use of `targets`: --fix
+applies two fixes."""
+
+
+def summary_line(result: subprocess.CompletedProcess) -> str:
+    return result.stderr.decode().splitlines()[-1]
+
+
+def test_the_fixable_count_is_what_fix_applies_and_diff_shows(tmp_path: Path) -> None:
+    """The summary once counted the findings that carry a fix (1 here), --fix applies 2."""
+    path = tmp_path / "train.py"
+    path.write_text(REVEALING)
+    check = devlint("train.py", cwd=tmp_path)
+    assert summary_line(check) == "Found 1 problem in 1 file (DVL301: 1); 2 fixable with --fix."
+    diff = devlint("--diff", "train.py", cwd=tmp_path)
+    assert diff.stdout.decode().count("targets.to(device)") == 2
+    assert summary_line(diff) == "Would apply 2 fixes."
+    assert summary_line(devlint("--fix", "train.py", cwd=tmp_path)) == "Applied 2 fixes."
+    assert path.read_text().count("targets.to(device)") == 2
+
+
+def test_no_fix_is_counted_in_a_file_fix_would_not_rewrite(tmp_path: Path) -> None:
+    """A read-only file, a file LibCST does not reproduce: --fix refuses them, so neither
+    the summary nor --statistics nor --diff offers their fixes."""
+    (tmp_path / "read_only.py").write_text(DISCARDED)
+    (tmp_path / "read_only.py").chmod(0o444)
+    (tmp_path / "odd.py").write_text(DISCARDED + "\n    # a trailing indented comment")
+    check = devlint(".", cwd=tmp_path)
+    assert summary_line(check) == "Found 2 problems in 2 files (DVL201: 2)."
+    statistics = devlint("--statistics", ".", cwd=tmp_path)
+    assert statistics.stdout.decode() == "2  DVL201      transfer-result-discarded\n"
+    diff = devlint("--diff", ".", cwd=tmp_path)
+    assert (diff.returncode, diff.stdout) == (0, b"")
+    assert diff.stderr.decode().splitlines() == [
+        "devlint: odd.py: not rewritten: LibCST does not reproduce this file exactly (a LibCST"
+        " bug); fix it by hand",
+        "devlint: read_only.py: --fix would not rewrite it: the file is read-only",
+        "Would apply 0 fixes.",
+    ]
+    assert summary_line(devlint("--fix", ".", cwd=tmp_path)) == "Applied 0 fixes."
+
+
+def test_a_fix_whose_result_would_not_parse_is_not_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fix that breaks the code (a devlint bug) is refused by --fix: not counted either."""
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    real = fix.apply_fixes
+
+    def breaking(text: str, fixes: list) -> tuple[str, list]:
+        fixed, applied = real(text, fixes)
+        return fixed + "(\n", applied
+
+    monkeypatch.setattr(fix, "apply_fixes", breaking)
+    assert cli.main(["check", "--no-cache", "--statistics", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "1  DVL201      transfer-result-discarded\n"
+    assert err == "Found 1 problem in 1 file (DVL201: 1).\n"
+    assert cli.main(["check", "--diff", str(path)]) == 0
+    assert capsys.readouterr().err.endswith(
+        "a fix produced code that does not parse (a devlint bug); it was not applied\n"
+        "Would apply 0 fixes.\n"
+    )
+
+
+def test_unsafe_fixes_are_counted_apart_unless_they_are_enabled(tmp_path: Path) -> None:
+    (tmp_path / "block.py").write_text(ATTRIBUTE)
+    check = devlint("block.py", cwd=tmp_path)
+    assert summary_line(check) == "Found 1 problem in 1 file (DVL104: 1); 1 with --unsafe-fixes."
+    enabled = devlint("--unsafe-fixes", "block.py", cwd=tmp_path)
+    assert summary_line(enabled) == "Found 1 problem in 1 file (DVL104: 1); 1 fixable with --fix."
+    statistics = devlint("--unsafe-fixes", "--statistics", "block.py", cwd=tmp_path)
+    assert statistics.stdout.decode() == "1  DVL104  [*] unregistered-tensor-attribute\n"
+    diff = devlint("--diff", "--unsafe-fixes", "block.py", cwd=tmp_path)
+    assert summary_line(diff) == "Would apply 1 fix."
+
+
+def test_the_count_of_standard_input_is_what_fix_prints(tmp_path: Path) -> None:
+    check = devlint("-", cwd=tmp_path, stdin=REVEALING.encode())
+    assert summary_line(check) == "Found 1 problem in 1 file (DVL301: 1); 2 fixable with --fix."

@@ -20,6 +20,7 @@ from snippets import DISCARDED
 from test_fix_cli import DISCARDED_FIXED, devlint
 
 from devlint import safe_write
+from devlint.fix_count import write_refusal
 from devlint.frontends import cli
 
 FLAG = "--fix-outside-roots"
@@ -182,18 +183,62 @@ def test_many_files_with_jobs_only_the_refused_are_left(tmp_path: Path, outside:
     assert b"Applied 20 fixes." in result.stderr
 
 
-def test_diff_still_shows_the_fixes_of_files_fix_would_leave_alone(
+def test_diff_shows_only_what_fix_would_write_and_says_why_not_the_rest(
     tmp_path: Path, outside: Path
 ) -> None:
+    """``--diff`` shows what ``--fix`` would do (it once showed the fixes of files ``--fix``
+    leaves alone, and counted them): the others are named on stderr, with the reason."""
     repo = tmp_path / "repo"
     (repo / "ro.py").write_text(DISCARDED)
     (repo / "ro.py").chmod(0o444)
     (repo / "link.py").symlink_to("../outside/x.py")
     result = devlint("--diff", "repo", cwd=tmp_path)
-    assert result.returncode == 1
-    assert result.stdout.decode().count('+x = x.to("cuda")') == 2
+    assert (result.returncode, result.stdout) == (0, b"")  # nothing --fix would change
+    assert result.stderr.decode().splitlines() == [
+        f"devlint: repo/link.py: --fix would not rewrite it: its real path {outside / 'x.py'}"
+        f" is outside the paths given (it is reached through a symbolic link); pass {FLAG}"
+        " to write it",
+        "devlint: repo/ro.py: --fix would not rewrite it: the file is read-only",
+        "Would apply 0 fixes.",
+    ]
     assert b"DVL005" not in result.stdout + result.stderr
     assert (repo / "ro.py").read_text() == (outside / "x.py").read_text() == DISCARDED
+    allowed = devlint("--diff", FLAG, "repo", cwd=tmp_path)  # as --fix would write the link
+    assert allowed.returncode == 1
+    assert allowed.stdout.decode().startswith("--- repo/link.py\n")
+    assert allowed.stdout.decode().count('+x = x.to("cuda")') == 1
+    assert allowed.stderr.decode().endswith(
+        "devlint: repo/ro.py: --fix would not rewrite it: the file is read-only\n"
+        "Would apply 1 fix.\n"
+    )
+
+
+@pytest.mark.parametrize("outside_roots", [False, True])
+def test_the_count_refuses_what_the_writer_refuses_in_its_words(
+    tmp_path: Path, outside: Path, outside_roots: bool
+) -> None:
+    """``--diff`` and the summary ask ``write_refusal``, which must not write; ``--fix``
+    asks ``rewrite``: the two must agree on every file and say the same."""
+    repo = tmp_path / "repo"
+    (repo / "ro.py").write_text(DISCARDED)
+    (repo / "ro.py").chmod(0o444)
+    (repo / "link.py").symlink_to("../outside/x.py")
+    (repo / "plain.py").write_text(DISCARDED)
+    (repo / "hard.py").write_text(DISCARDED)
+    os.link(repo / "hard.py", tmp_path / "elsewhere.py")
+    policy = safe_write.WritePolicy.for_paths([repo], outside_roots=outside_roots)
+    for name in ("ro.py", "link.py", "plain.py", "hard.py"):
+        said = write_refusal(repo / name, policy)
+        try:
+            safe_write.rewrite(repo / name, DISCARDED.encode(), policy)
+        except safe_write.NotRewritten as refused:
+            assert said == str(refused), name
+        else:
+            assert said is None, name
+    assert write_refusal(repo / "ro.py", policy) == "the file is read-only"
+    assert (write_refusal(repo / "plain.py", policy) is None) and (
+        (write_refusal(repo / "link.py", policy) is None) == outside_roots
+    )
 
 
 # writes that fail midway: a full disk, a file-size limit -------------------------------

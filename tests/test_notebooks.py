@@ -246,6 +246,39 @@ def test_sarif_points_at_the_file_lines_that_show_the_cell_line():
     assert result["message"]["text"].startswith("Cell 6: `targets` is on cpu")
 
 
+def test_github_annotations_point_at_the_file_lines_that_show_the_cell_line():
+    """They once used the cell's line as the file's line and named no cell."""
+    path = "fixtures/notebooks/batch_not_moved.ipynb"
+    done = _devlint("check", "--no-cache", "--format", "github", path)
+    (annotation,) = done.stdout.decode().splitlines()
+    command, message = annotation.split("::")[1:]
+    level, listed = command.split(" ", 1)
+    properties = dict(item.split("=", 1) for item in listed.split(","))
+    assert (level, properties["file"], properties["title"]) == ("warning", path, "DVL301")
+    assert "col" not in properties and "endColumn" not in properties  # a JSON line's columns
+    lines = (NOTEBOOKS / "batch_not_moved.ipynb").read_text(encoding="utf-8").splitlines()
+    shown = lines[int(properties["line"]) - 1]
+    assert "loss = criterion(model(inputs), targets)" in shown
+    assert properties["endLine"] == properties["line"]
+    sarif = json.loads(_devlint("check", "--no-cache", "--format", "sarif", path).stdout)
+    region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert int(properties["line"]) == region["startLine"]  # where SARIF points too
+    assert message.startswith("Cell 6, line 5, column 41: `targets` is on cpu")
+
+
+def test_a_github_annotation_of_a_notebook_gone_since_points_at_its_first_line():
+    from devlint.diagnostic import Diagnostic
+    from devlint.frontends.github_output import annotation
+
+    finding = Diagnostic("gone.ipynb", 2, 4, 3, 1, "DVL101", "m", cell=3)
+    assert annotation(finding, {}) == (
+        "::error file=gone.ipynb,line=1,endLine=1,title=DVL101::Cell 3, line 2, column 5: m"
+    )
+    assert annotation(finding, {3: (10, 11, 12)}).startswith(
+        "::error file=gone.ipynb,line=11,endLine=12,title=DVL101::"
+    )
+
+
 def test_a_cached_run_reports_the_same_cells(tmp_path):
     shutil.copy(NOTEBOOKS / "transfer_discarded.ipynb", tmp_path / "nb.ipynb")
     runs = [

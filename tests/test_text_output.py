@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from snippets import DISCARDED, MIXED
 
-from devlint.diagnostic import Diagnostic, Severity, SourceEdit, SuggestedFix
+from devlint.diagnostic import Diagnostic, Severity
 from devlint.files import Entry
+from devlint.fix_count import FixCount
 from devlint.frontends import cli
 from devlint.frontends.github_output import annotation
 from devlint.frontends.text_output import Painter, format_diagnostic, source_excerpt, summary
@@ -116,25 +117,24 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(project: Path) -> Non
     assert ANSI not in never
 
 
-def test_summary_counts_codes_and_fixes() -> None:
-    def finding(code: str, safe: bool | None, path: str = "t.py") -> Diagnostic:
-        fix = None
-        if safe is not None:
-            fix = SuggestedFix("fix it", safe, (SourceEdit(1, 0, 1, 1, "y"),))
-        return Diagnostic(path, 1, 0, 1, 1, code, "m", Severity.WARNING, fix)
+def test_summary_counts_codes_and_the_fixes_fix_would_apply() -> None:
+    def finding(code: str, path: str = "t.py") -> Diagnostic:
+        return Diagnostic(path, 1, 0, 1, 1, code, "m", Severity.WARNING)
 
     assert summary([], 3) == "No problems found in 3 files."
     assert summary([], 1) == "No problems found in 1 file."
-    assert summary([finding("DVL101", None)], 1) == "Found 1 problem in 1 file (DVL101: 1)."
-    found = [finding("DVL201", True), finding("DVL201", True), finding("DVL101", None, "u.py")]
-    assert summary(found, 2) == (
+    assert summary([finding("DVL101")], 1) == "Found 1 problem in 1 file (DVL101: 1)."
+    found = [finding("DVL201"), finding("DVL201"), finding("DVL101", "u.py")]
+    two = FixCount(("DVL201", "DVL201"))
+    assert summary(found, 2, two) == (
         "Found 3 problems in 2 files (DVL101: 1, DVL201: 2); 2 fixable with --fix."
     )
     assert summary(found, 12).startswith("Found 3 problems in 2 of 12 files (DVL101: 1, ")
     assert summary(found[:1], 3).startswith("Found 1 problem in 1 of 3 files (DVL201: 1)")
-    found.append(finding("DVL103", False))
-    assert summary(found, 2).endswith("; 2 fixable with --fix, 1 more with --unsafe-fixes.")
-    assert summary([finding("DVL103", False)], 1).endswith("; 1 with --unsafe-fixes.")
+    assert summary(found, 2, FixCount(two.codes, 1)).endswith(
+        "; 2 fixable with --fix, 1 more with --unsafe-fixes."
+    )
+    assert summary(found, 2, FixCount(unsafe_left=1)).endswith("; 1 with --unsafe-fixes.")
 
 
 def test_rules_table_has_code_name_severity_and_fixable(tmp_path: Path) -> None:
@@ -161,14 +161,17 @@ def test_rule_prints_its_documentation(tmp_path: Path) -> None:
     assert "could not be parsed" in devlint("rule", "DVL001", cwd=tmp_path).stdout
 
 
-def test_rule_page_falls_back_to_the_docstring(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rule_page_without_the_generated_docs_is_built_with_the_examples(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As in an installed package (tests/test_fresh_clone.py runs a real wheel)."""
     from devlint import rule_docs
 
     monkeypatch.setattr(rule_docs, "_DOCS_DIR", Path("/nonexistent"))
     page = rule_docs.rule_page("DVL201")
     assert page is not None
-    assert page.startswith("# DVL201 transfer-result-discarded")
-    assert "## What it does" in page
+    generated = (ROOT / "docs" / "rules" / "DVL201.md").read_text(encoding="utf-8")
+    assert page.startswith(generated[: generated.index("## Evidence")])  # the examples too
     assert page.rstrip().endswith("/docs/rules/DVL201.md")
 
 

@@ -66,10 +66,14 @@ def normal_reports(
     return reports(capsys.readouterr().out)
 
 
-def attempts(log: Path) -> dict[str, int]:
+def attempts(log: Path, doing: str) -> dict[str, int]:
+    """How many times each file was linted (``doing`` "lint") or fixed ("fix"): a run
+    that reports fixes the files that have some, to count what ``--fix`` would apply."""
     counts: dict[str, int] = {}
-    for name in log.read_text().split():
-        counts[name] = counts.get(name, 0) + 1
+    for line in log.read_text().splitlines():
+        name, done = line.split()
+        if done == doing:
+            counts[name] = counts.get(name, 0) + 1
     return counts
 
 
@@ -111,7 +115,7 @@ def test_a_dying_worker_costs_only_its_file(
     assert captured.err.startswith(f"Found {len(captured.out.splitlines())} problems in 60 files")
     assert "DVL003: 1," in captured.err
     # in its chunk, then alone, and not again; no file is linted more than twice
-    counts = attempts(dying)
+    counts = attempts(dying, "lint")
     assert counts["m03.py"] == 2
     assert set(counts) == {f"m{index:02}.py" for index in range(FILES)}
     assert max(counts.values()) <= 2
@@ -132,7 +136,7 @@ def test_several_dying_files_each_get_one_notice(
     for index in dead:
         assert len(found.pop(f"m{index:02}.py")) == 1
     assert found == expected
-    assert max(attempts(dying).values()) <= 2
+    assert max(attempts(dying, "lint").values()) <= 2
 
 
 def test_a_crash_is_not_cached(
@@ -184,7 +188,7 @@ def test_when_workers_keep_dying_the_run_gives_up_in_bounded_time(
         assert found[name] == expected[name] or (
             len(found[name]) == 1 and found[name][0].startswith(given_up)
         )
-    assert max(attempts(dying).values()) <= 2
+    assert max(attempts(dying, "lint").values()) <= 2
 
 
 def test_a_dying_worker_costs_only_its_file_with_spawned_workers(tmp_path: Path) -> None:
@@ -260,7 +264,7 @@ def test_a_dying_worker_costs_only_its_file_when_fixing(
     assert f"m04.py: {DIED_FIXING} (killed by SIGSEGV)\n" in captured.err
     assert "DVL003: 1," in captured.err
     assert captured.err.count("died") == 1
-    assert attempts(dying)["m04.py"] == 2  # in its chunk, then alone
+    assert attempts(dying, "fix")["m04.py"] == 2  # in its chunk, then alone
     applied = int(re.search(r"Applied (\d+) fix", captured.err)[1])
     assert applied == int(re.search(r"Applied (\d+) fix", expected_err)[1]) - 1  # m04's
 
@@ -304,3 +308,23 @@ def test_a_diff_that_lost_a_file_does_not_exit_as_if_nothing_were_to_fix(
     assert captured.out == ""
     assert f"m04.py: {DIED_FIXING} (killed by SIGSEGV)\n" in captured.err
     assert "Would apply 0 fixes." in captured.err
+
+
+def test_a_worker_dying_while_the_fixes_are_counted_costs_only_its_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain run fixes the files that have fixes, not written, to count what --fix would
+    apply: a file whose fixer kills its worker is reported as linted and counts nothing."""
+    log = tmp_path / "attempts.log"
+    monkeypatch.setenv(dying_lint.LOG_ENV, str(log))
+    monkeypatch.setattr(cli, "fix_file", dying_lint.fix_or_die)  # linting is left alone
+    for index in range(20):
+        (tmp_path / f"m{index:02}.py").write_text(DISCARDED + ("# die: SIGSEGV\n" * (index == 4)))
+
+    assert cli.main(["check", "--no-cache", "--jobs", "2", str(tmp_path)]) == 1
+
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 20
+    assert "DVL003" not in captured.out + captured.err
+    assert captured.err == "Found 20 problems in 20 files (DVL201: 20); 19 fixable with --fix.\n"
+    assert attempts(log, "fix")["m04.py"] == 2  # in its chunk, then alone

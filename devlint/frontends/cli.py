@@ -22,18 +22,19 @@ from typing import TYPE_CHECKING, NoReturn
 
 from devlint import __version__, gc_thresholds
 from devlint.cache import Linted, ResultCache, UnsafeCacheError, default_cache_dir
-from devlint.codes import unknown_code
+from devlint.codes import empty_selection, unknown_code
 from devlint.config import ConfigError, Settings, load_settings, load_settings_file
 from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
 from devlint.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
 from devlint.files import Entry, MissingPathError, iter_source_files
+from devlint.fix_count import NO_FIXES, FixCount, fixable, wanted, write_refusal
 from devlint.frontends.github_output import print_github
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
 from devlint.notebooks.reading import is_notebook
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
-from devlint.safe_write import OUTSIDE_ROOTS_FLAG
+from devlint.safe_write import OUTSIDE_ROOTS_FLAG, WritePolicy
 from devlint.selection import is_enabled
 from devlint.terminal import printable
 from devlint.tree_cache import TreeCache
@@ -123,6 +124,13 @@ def _parser() -> argparse.ArgumentParser:
         help="codes or prefixes not to report (replaces the config's)",
     )
     check.add_argument(
+        "--extend-ignore",
+        type=_codes,
+        default=(),
+        metavar="CODES",
+        help="codes or prefixes not to report, in addition to those ignored already",
+    )
+    check.add_argument(
         "--exclude",
         type=_patterns,
         metavar="PATTERNS",
@@ -168,10 +176,17 @@ def _parser() -> argparse.ArgumentParser:
         "--config",
         type=Path,
         metavar="PYPROJECT",
-        help="pyproject.toml to read [tool.devlint] from (default: the nearest one that has it)",
+        help="pyproject.toml to read [tool.devlint] from, or a directory holding one"
+        " (default: the nearest one that has the table)",
     )
-    check.add_argument(
+    exit_status = check.add_mutually_exclusive_group()
+    exit_status.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are reported"
+    )
+    exit_status.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix, exit 1 when it changed a file, even if no problem is left",
     )
     check.add_argument(
         "--fix",
@@ -187,10 +202,16 @@ def _parser() -> argparse.ArgumentParser:
         help="print the fixes as a unified diff instead of applying them; exit 1 if there are any",
     )
     check.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add a `# noqa: CODE` comment to every line with a problem (not in notebooks)",
+    )
+    check.add_argument(
         OUTSIDE_ROOTS_FLAG,
         action="store_true",
-        help="with --fix, also write files whose real path is outside the paths given (reached"
-        " through a symbolic link) and hard-linked files (edited in place, so every link changes)",
+        help="with --fix or --add-noqa, also write files whose real path is outside the paths"
+        " given (reached through a symbolic link) and hard-linked files (edited in place, so"
+        " every link changes)",
     )
     check.add_argument(
         "--stdin-filename",
@@ -236,11 +257,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _codes(text: str) -> tuple[str, ...]:
-    """Comma-separated codes; whether devlint knows them is checked with the config's."""
-    codes = tuple(code.strip() for code in text.split(",") if code.strip())
-    if not codes:  # `--select ""` would report nothing at all
-        raise argparse.ArgumentTypeError("expected codes or prefixes such as DVL1,DVL201")
-    return codes
+    """Comma-separated codes; whether devlint knows them (and whether an empty list makes
+    sense) is checked with the config's, so that both say the same."""
+    return tuple(code.strip() for code in text.split(",") if code.strip())
 
 
 def _patterns(text: str) -> tuple[str, ...]:
@@ -265,6 +284,8 @@ def _positive_int(text: str) -> int:
 def _check(args: argparse.Namespace) -> int:
     if args.statistics and args.format != "text":
         raise UsageError("--statistics works with --format text only")
+    if args.add_noqa and (args.fix or args.diff or STDIN in args.paths):
+        raise UsageError("--add-noqa edits the files given: not with --fix, --diff or -")
     settings = _settings(args)
     gc_thresholds.for_whole_process()  # this process (and its forked workers) only lints
     try:
@@ -278,6 +299,8 @@ def _check(args: argparse.Namespace) -> int:
         sys.modules["devlint.project_index"].refresh_all()  # this process linted before
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
+    if args.add_noqa:
+        return _add_noqa(args, settings, files, diagnostics)
     results = _result_cache(args, settings)
     if results is None:
         lint = lint_file
@@ -285,22 +308,27 @@ def _check(args: argparse.Namespace) -> int:
         lint = partial(lint_file, trees=TreeCache.for_run(results, paths))
     diagnostics += lint_files(files, settings, args.jobs, results, lint)
     checked = len(entries)  # a path skipped with a notice (a folder, a FIFO) was checked too
+    stdin: tuple[str, bytes] | None = None
     if STDIN in args.paths:
-        name = args.stdin_filename or "<stdin>"
-        diagnostics += guarded(name, partial(_lint_stdin, name, settings))
+        stdin = (args.stdin_filename or "<stdin>", sys.stdin.buffer.read())
+        diagnostics += guarded(stdin[0], partial(_lint_stdin, *stdin, settings))
         checked += 1
     diagnostics = sorted(
         (d for d in diagnostics if _notice_enabled(d, settings)),
         key=lambda d: (*d.place, d.code, d.message),
     )
-    _FORMATS[args.format](diagnostics, checked, args)
+    fixes = NO_FIXES
+    if args.format == "text" and (args.statistics or not args.quiet):  # they show the count
+        fixes = _fix_count(args, settings, files, diagnostics, stdin)
+    _FORMATS[args.format](diagnostics, checked, args, fixes)
     return 1 if diagnostics and not args.exit_zero else 0
 
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The pyproject's settings, with the command line's codes taking precedence.
 
-    A code that matches no rule would turn rules off without a word: it is an error."""
+    A code that matches no rule, or a ``--select`` without codes, would turn rules off
+    without a word: it is an error, as in the configuration."""
     try:
         if args.config is not None:
             settings = load_settings_file(args.config)
@@ -308,10 +336,12 @@ def _settings(args: argparse.Namespace) -> Settings:
             settings = load_settings(_config_start(args))
     except ConfigError as error:
         raise UsageError(str(error)) from None
-    for option in ("select", "extend_select", "ignore"):
+    for option in ("select", "extend_select", "ignore", "extend_ignore"):
         problem = unknown_code(getattr(args, option) or (), where=f"--{option.replace('_', '-')}")
         if problem is not None:
             raise UsageError(problem)
+    if args.select == ():
+        raise UsageError(f"--select: {empty_selection('the configured rules')}")
     if args.select is not None:
         settings = replace(settings, select=args.select)
     if args.ignore is not None:
@@ -324,6 +354,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     return replace(
         settings,
         extend_select=settings.extend_select + args.extend_select,
+        extend_ignore=settings.extend_ignore + args.extend_ignore,
         extend_exclude=settings.extend_exclude + args.extend_exclude,
     )
 
@@ -368,8 +399,7 @@ def _result_cache(args: argparse.Namespace, settings: Settings) -> ResultCache |
         return None
 
 
-def _lint_stdin(name: str, settings: Settings) -> list[Diagnostic]:
-    data = sys.stdin.buffer.read()
+def _lint_stdin(name: str, data: bytes, settings: Settings) -> list[Diagnostic]:
     if is_notebook(name):  # --stdin-filename names a notebook
         from devlint.notebooks.linting import lint_notebook, read_or_notice
 
@@ -417,6 +447,54 @@ def fix_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
 # fix ------------------------------------------------------------------------
 
 
+def _fix_count(
+    args: argparse.Namespace,
+    settings: Settings,
+    files: list[Path],
+    reported: list[Diagnostic],
+    stdin: tuple[str, bytes] | None,
+) -> FixCount:
+    """What ``--fix`` would apply to the findings reported (``devlint.fix_count``): the
+    fixes of each file that has one it wants, computed as ``--fix`` computes them but not
+    written, less the files it would not write. Most runs have none to compute."""
+    if not any(d.fix is not None for d in reported):
+        return NO_FIXES
+    from devlint.fix import FixResult
+
+    wanted_in = {d.path for d in reported if wanted(d.fix, args.unsafe_fixes)}
+    to_fix = [path for path in files if str(path) in wanted_in]
+
+    def lost(path: Path, died: Diagnostic) -> FixResult:  # counts nothing
+        return FixResult(str(path), "", "", [died])
+
+    fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
+    results = map_files(fix, to_fix, args.jobs, lost, doing="fixing", done="fixed")
+    fixed = {str(path): result for path, result in zip(to_fix, results, strict=True)}
+    if stdin is not None and stdin[0] in wanted_in:
+        fixed[stdin[0]] = _fix_stdin(*stdin, settings, unsafe=args.unsafe_fixes)
+    policy = _write_policy(args)
+    by_name = {str(path): path for path in files}
+
+    def refusal(name: str) -> str | None:  # standard input is printed, never written
+        return write_refusal(by_name[name], policy) if name in by_name else None
+
+    return fixable(reported, fixed, refusal, unsafe=args.unsafe_fixes)
+
+
+def _fix_stdin(name: str, data: bytes, settings: Settings, *, unsafe: bool) -> FixResult:
+    if is_notebook(name):
+        from devlint.notebooks.fixing import fix_notebook_bytes as fix_bytes
+    else:
+        from devlint.fix import fix_bytes
+    return fix_bytes(data, name, settings, unsafe=unsafe)
+
+
+def _write_policy(args: argparse.Namespace) -> WritePolicy:
+    """Where ``--fix`` writes: below the paths given (``devlint.safe_write``)."""
+    given = [Path(path) for path in args.paths if path != STDIN]
+    return WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
+
+
 def _fix(
     args: argparse.Namespace, settings: Settings, files: list[Path], skipped: list[Diagnostic]
 ) -> int:
@@ -424,8 +502,7 @@ def _fix(
     the fixed source goes to stdout and the report to stderr. ``--diff``: print the
     fixes as a unified diff instead and exit 1 when there are any (or devlint failed on a
     file: then it cannot say there are none)."""
-    from devlint.fix import FixResult, fix_bytes, write_fixed
-    from devlint.safe_write import WritePolicy
+    from devlint.fix import FixResult, write_fixed
 
     fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
 
@@ -433,25 +510,27 @@ def _fix(
         return FixResult(str(path), "", "", [died], problem=died.message)
 
     results = map_files(fix, files, args.jobs, lost, doing="fixing", done="fixed")
-    if not args.diff:
-        given = [Path(path) for path in args.paths if path != STDIN]
-        policy = WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
+    policy = _write_policy(args)
+    if args.diff:  # what --fix would write: not the files it would refuse
+        results = [
+            _unless_refused(path, result, policy)
+            for path, result in zip(files, results, strict=True)
+        ]
+    else:
         written = zip(files, results, strict=True)
         results = [write_fixed(path, result, policy) for path, result in written]
     stdin = STDIN in args.paths
     if stdin:
         data = sys.stdin.buffer.read()
         name = args.stdin_filename or "<stdin>"
-        if is_notebook(name):
-            from devlint.notebooks.fixing import fix_notebook_bytes as fix_bytes
-        results.append(fix_bytes(data, name, settings, unsafe=args.unsafe_fixes))
+        results.append(_fix_stdin(name, data, settings, unsafe=args.unsafe_fixes))
     for result in results:
         if result.problem:
             print(printable(f"devlint: {result.path}: {result.problem}"), file=sys.stderr)
-    applied = sum(result.applied for result in results if result.changed)
-    fixes = f"{applied} fix" if applied == 1 else f"{applied} fixes"
+    count = FixCount.of(results)
+    fixes = f"{count.applied} fix" if count.applied == 1 else f"{count.applied} fixes"
     if args.diff:
-        hidden = sum(result.unsafe_left for result in results)
+        hidden = count.unsafe_left
         hint = f" ({hidden} more with --unsafe-fixes)" if hidden else ""
         diff = "".join(result.diff() for result in results)
         sys.stdout.write(printable(diff) if sys.stdout.isatty() else diff)  # raw for `patch`
@@ -475,16 +554,95 @@ def _fix(
         key=lambda d: (*d.place, d.code, d.message),
     )
     with contextlib.redirect_stdout(sys.stderr) if stdin else contextlib.nullcontext():
-        _FORMATS[args.format](left, len(results) + len(skipped), args)
+        # left after --fix: nothing another --fix would apply, but maybe with --unsafe-fixes
+        _FORMATS[args.format](
+            left, len(results) + len(skipped), args, FixCount(unsafe_left=count.unsafe_left)
+        )
     if not args.quiet:
         print(f"Applied {fixes}.", file=sys.stderr)
+    if args.exit_non_zero_on_fix and any(result.changed for result in results):
+        return 1
     return 1 if left and not args.exit_zero else 0
+
+
+def _unless_refused(path: Path, result: FixResult, policy: WritePolicy) -> FixResult:
+    """``result`` as ``--diff`` shows it: unchanged, with the reason on stderr, when
+    ``--fix`` would not write the file."""
+    why = write_refusal(path, policy) if result.changed else None
+    if why is None:
+        return result
+    return replace(
+        result,
+        fixed=result.source,
+        fixed_codes=(),
+        unsafe_left=0,
+        problem=f"--fix would not rewrite it: {why}",
+    )
+
+
+# add-noqa -------------------------------------------------------------------
+
+
+def _add_noqa(
+    args: argparse.Namespace, settings: Settings, files: list[Path], skipped: list[Diagnostic]
+) -> int:
+    """``--add-noqa``: a ``# noqa`` comment on every line with a finding, written as
+    ``--fix`` writes (``devlint.add_noqa``), then the report of what is left. Notebooks
+    are left as they are: their findings are reported, and stderr says why."""
+    from devlint.fix import FixResult, write_fixed
+
+    notebooks = [path for path in files if is_notebook(path)]
+    scripts = [path for path in files if not is_notebook(path)]
+
+    def lost(path: Path, died: Diagnostic) -> FixResult:  # left as it was; the notice is reported
+        return FixResult(str(path), "", "", [died], problem=died.message)
+
+    add = partial(noqa_file, settings=settings)
+    results = map_files(add, scripts, args.jobs, lost, doing="adding # noqa to", done="edited")
+    policy = _write_policy(args)
+    results = [
+        write_fixed(path, result, policy) for path, result in zip(scripts, results, strict=True)
+    ]
+    for path in notebooks:
+        print(
+            printable(f"devlint: {path}: --add-noqa leaves notebooks as they are"), file=sys.stderr
+        )
+    for result in results:
+        if result.problem:
+            print(printable(f"devlint: {result.path}: {result.problem}"), file=sys.stderr)
+    left = [*skipped, *(d for result in results for d in result.diagnostics)]
+    left += lint_files(notebooks, settings, args.jobs, None, lint_file)
+    left = sorted(
+        (d for d in left if _notice_enabled(d, settings)),
+        key=lambda d: (*d.place, d.code, d.message),
+    )
+    fixes = NO_FIXES
+    if args.format == "text" and (args.statistics or not args.quiet):
+        fixes = _fix_count(args, settings, files, left, None)
+    _FORMATS[args.format](left, len(files) + len(skipped), args, fixes)
+    if not args.quiet:
+        silenced = sum(result.applied for result in results if result.changed)
+        print(f"Added # noqa to silence {_problems(silenced)}.", file=sys.stderr)
+    return 1 if left and not args.exit_zero else 0
+
+
+def _problems(count: int) -> str:
+    return f"{count} problem" if count == 1 else f"{count} problems"
+
+
+def noqa_file(path: Path, settings: Settings) -> FixResult:
+    """``devlint.add_noqa.add_noqa_file``, imported when a file needs it (see ``lint_file``)."""
+    from devlint.add_noqa import add_noqa_file
+
+    return add_noqa_file(path, settings)
 
 
 # output ---------------------------------------------------------------------
 
 
-def _print_text(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_text(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     print_text(
         diagnostics,
         checked,
@@ -494,25 +652,32 @@ def _print_text(diagnostics: list[Diagnostic], checked: int, args: argparse.Name
         color=args.color,
         statistics=args.statistics,
         quiet=args.quiet,
+        fixes=fixes,
     )
 
 
-def _print_json(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_json(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     json.dump([d.to_json() for d in diagnostics], sys.stdout, indent=2)
     print()
 
 
-def _print_sarif(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_sarif(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     from devlint.frontends.sarif import print_sarif
 
     print_sarif(diagnostics)
 
 
-def _print_github(diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace) -> None:
+def _print_github(
+    diagnostics: list[Diagnostic], checked: int, args: argparse.Namespace, fixes: FixCount
+) -> None:
     print_github(diagnostics, sys.stdout)
 
 
-_FORMATS: dict[str, Callable[[list[Diagnostic], int, argparse.Namespace], None]] = {
+_FORMATS: dict[str, Callable[[list[Diagnostic], int, argparse.Namespace, FixCount], None]] = {
     "text": _print_text,
     "json": _print_json,
     "sarif": _print_sarif,

@@ -6,7 +6,8 @@ column), an optional excerpt of the source with the span underlined
 only on a terminal (``NO_COLOR`` turns it off, ``FORCE_COLOR`` on, ``--color``
 overrides both), and one closing summary line on stderr (not with
 ``--quiet``): findings by code, in how many of the files checked, how many
-``--fix`` can fix. Text from files and caches passes through ``printable``.
+fixes ``--fix`` would apply (``devlint.fix_count``). Text from files and caches
+passes through ``printable``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from devlint.decoding import Lines, read_lines
 from devlint.diagnostic import Diagnostic, Severity
+from devlint.fix_count import NO_FIXES, FixCount
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.terminal import printable
 
@@ -105,14 +107,16 @@ def source_excerpt(d: Diagnostic, lines: Sequence[str], painter: Painter) -> lis
     return out
 
 
-def summary(diagnostics: Sequence[Diagnostic], checked: int) -> str:
+def summary(diagnostics: Sequence[Diagnostic], checked: int, fixes: FixCount = NO_FIXES) -> str:
     """The closing line: how many problems, of which codes, in how many of the files checked;
-    how many fixable.
+    how many fixes ``--fix`` would apply.
 
     ``Found 3 problems in 2 of 12 files (DVL101: 2, DVL201: 1); 1 fixable with --fix.``
     ``checked`` counts every path looked at, those that could not be read included; a
     path reported about was looked at, so it never counts fewer than the paths reported.
-    Fixes that are not safe are counted apart (``1 more with --unsafe-fixes``).
+    ``fixes`` is what ``--fix`` would do (``devlint.fix_count``), not the findings that
+    carry a fix; the fixes left that only ``--unsafe-fixes`` applies are counted apart
+    (``1 more with --unsafe-fixes``).
     """
     if not diagnostics:
         return f"No problems found in {_plural(checked, 'file')}."
@@ -124,8 +128,7 @@ def summary(diagnostics: Sequence[Diagnostic], checked: int) -> str:
     counts = Counter(d.code for d in diagnostics)
     by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
     line = f"Found {_plural(len(diagnostics), 'problem')} in {files} ({by_code})"
-    safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.safe)
-    unsafe = sum(1 for d in diagnostics if d.fix is not None and not d.fix.safe)
+    safe, unsafe = fixes.applied, fixes.unsafe_left
     if safe:
         line += f"; {safe} fixable with --fix"
     if unsafe:
@@ -143,18 +146,19 @@ def print_text(
     color: str = "auto",
     statistics: bool = False,
     quiet: bool = False,
+    fixes: FixCount = NO_FIXES,
 ) -> None:
     """Findings (or with ``statistics`` their count per code) on ``out``, then the
-    summary line on ``err`` unless ``quiet``."""
+    summary line on ``err`` unless ``quiet``; ``fixes``: what ``--fix`` would apply."""
     painter = Painter(use_color(out, color))
     if statistics:
-        for line in statistics_table(diagnostics):
+        for line in statistics_table(diagnostics, fixes):
             print(line, file=out)
     else:
         _print_findings(diagnostics, out, painter, show_source=show_source)
     out.flush()
     if not quiet:
-        line = printable(summary(diagnostics, checked), one_line=True)
+        line = printable(summary(diagnostics, checked, fixes), one_line=True)
         print(Painter(use_color(err, color)).paint(line, _BOLD), file=err)
 
 
@@ -173,14 +177,15 @@ def _print_findings(
                 print(file=out)
 
 
-def statistics_table(diagnostics: Sequence[Diagnostic]) -> list[str]:
-    """``--statistics``, as ruff prints it: count, code, ``[*]`` when ``--fix`` can fix
-    some, and the rule's name (a notice's summary); most frequent first."""
+def statistics_table(diagnostics: Sequence[Diagnostic], fixes: FixCount = NO_FIXES) -> list[str]:
+    """``--statistics``, as ruff prints it: count, code, ``[*]`` when ``--fix`` would apply
+    a fix of that code (``fixes``), and the rule's name (a notice's summary); most frequent
+    first."""
     from devlint.rules import all_rules  # only here: naming codes needs the rules
 
     names = {rule.meta.code: rule.meta.name for rule in all_rules()} | NOTICE_SUMMARIES
     counts = Counter(d.code for d in diagnostics)
-    fixable = {d.code for d in diagnostics if d.fix is not None and d.fix.safe}
+    fixable = set(fixes.codes)
     width = len(str(max(counts.values(), default=0)))
     code_width = max(map(len, counts), default=0)
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))

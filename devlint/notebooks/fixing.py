@@ -20,11 +20,11 @@ from devlint.fix import (
     ROUND_TRIP,
     FixResult,
     apply_fixes,
+    codes_of,
     fixed_from_file,
     round_trips,
-    unsafe_left,
-    wanted,
 )
+from devlint.fix_count import unsafe_left, wanted
 from devlint.notebooks.linting import lint_notebook, read_or_notice
 from devlint.notebooks.program import cell_code
 from devlint.notebooks.reading import Notebook, notebook_of_text
@@ -69,7 +69,7 @@ def _fixed(
 
     source = notebook.text
     unfixed = diagnostics = lint(notebook)
-    applied = 0
+    applied: tuple[str, ...] = ()
     for _ in range(MAX_PASSES):
         chosen = [d for d in diagnostics if wanted(d.fix, unsafe) and d.cell is not None]
         if not chosen:
@@ -78,7 +78,7 @@ def _fixed(
                 name, source, notebook.text, diagnostics, applied, left, unfixed=unfixed
             )
         sources: dict[int, str] = {}
-        count = 0
+        done: tuple[str, ...] = ()
         for cell in notebook.code_cells:
             fixes = [d.fix for d in chosen if d.cell == cell.number and d.fix is not None]
             if fixes and not round_trips(cell_code(cell.source)[0]):
@@ -87,12 +87,12 @@ def _fixed(
                 )
             if fixes:
                 sources[cell.number], fixed = apply_fixes(cell.source, fixes)
-                count += fixed
+                done += codes_of(fixed, chosen)
         if not all(round_trips(cell_code(text)[0]) for text in sources.values()):
             problem = "a fix produced code that does not parse (a devlint bug); it was not applied"
             return FixResult(name, source, notebook.text, diagnostics, applied, problem=problem)
         notebook = notebook_of_text(with_sources(notebook, sources))
-        applied += count
+        applied += done
         diagnostics = lint(notebook)
     problem = f"not rewritten: the fixes did not settle after {MAX_PASSES} passes (a devlint bug)"
     return FixResult(name, source, source, unfixed, problem=problem)

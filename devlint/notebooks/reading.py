@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from devlint.reading import read_regular_file
+
 NOTEBOOK_SUFFIX = ".ipynb"
 
 
@@ -146,6 +148,14 @@ def file_lines(notebook: Notebook) -> dict[int, tuple[int, ...]]:
     of the JSON string the source line starts in): where SARIF points."""
     newlines = [match.start() for match in re.finditer("\n", notebook.text)]
     return {cell.number: _file_lines(notebook.text, cell, newlines) for cell in notebook.cells}
+
+
+def file_lines_at(path: str) -> dict[int, tuple[int, ...]]:
+    """``file_lines`` of the notebook at ``path`` as it is now; {} if it cannot be read."""
+    try:
+        return file_lines(read_notebook(read_regular_file(path)))
+    except (OSError, NotebookError):
+        return {}
 
 
 def _file_lines(text: str, cell: Cell, newlines: list[int]) -> tuple[int, ...]:
