@@ -11,6 +11,8 @@ import torch
 
 from devlint.harness.emulator import emulated
 
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
+
 F = torch.nn.functional
 
 SAME_DEVICE = "Expected all tensors to be on the same device"

@@ -12,6 +12,8 @@ import torch
 from devlint.harness import observe
 from devlint.harness.emulator import emulated
 
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
+
 nn = torch.nn
 
 

@@ -139,6 +139,7 @@ def test_fixture_docstring_says_whether_it_is_reported(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=_relative)
+@pytest.mark.slow  # a torch program each (docs/testing.md)
 def test_example_runs_on_cpu(path: Path, tmp_path: Path) -> None:
     environment = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}  # examples then pick the CPU
     completed = subprocess.run(

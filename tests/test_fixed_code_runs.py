@@ -23,6 +23,8 @@ from devlint.harness.verdict import Outcome, exception_of, judge
 from devlint.rule import RuntimeExpectation
 from devlint.rules import all_rules, rule_by_code
 
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXABLE = {rule.meta.code for rule in all_rules() if rule.meta.fixable}
 BAD_EXAMPLES = sorted(

@@ -19,7 +19,10 @@ import zipfile
 from importlib.metadata import requires
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
+
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
 
 ROOT = Path(__file__).resolve().parents[1]
 

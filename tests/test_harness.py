@@ -17,6 +17,8 @@ import pytest
 
 from devlint.rules import all_rules
 
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -18,6 +18,8 @@ import pytest
 
 from devlint.harness.launch import is_resource_tracker
 
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
+
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 HARNESS_FILE_ERROR = "Exception ignored in atexit callback"

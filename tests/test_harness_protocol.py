@@ -10,6 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from devlint.harness import evidence
 from devlint.harness.confirm import Evidence
 from devlint.harness.observe import CREATED_THEN_MOVED, HOST_TO_DEVICE
@@ -19,6 +21,8 @@ from devlint.harness.summary import run_summary
 from devlint.harness.verdict import Outcome, expected, judge
 from devlint.harness.words import counted
 from devlint.rule import RuntimeExpectation
+
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASH = RuntimeExpectation(exception="RuntimeError", message="on the same device")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SLEEPER = """\

@@ -40,7 +40,10 @@ def run():
 """
 CLEAN = BUGGY.replace("torch.ones(3)", 'torch.ones(3, device="cuda")')
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git"),
+    pytest.mark.slow,  # installs devlint into pre-commit's environment (docs/testing.md)
+]
 
 
 def git_environment(home: Path) -> dict[str, str]:
