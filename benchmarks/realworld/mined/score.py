@@ -3,16 +3,19 @@
 Usage::
 
     python benchmarks/realworld/mined/score.py --root /work/realworld-mined [--extract]
-        [--mirror /work/.mirror] [--only NAME ...] [--json OUT] [--verbose]
+        [--manifest FILE] [--mirror /work/.mirror] [--only NAME ...] [--json OUT] [--verbose]
 
-``bugs.json`` (beside this script) lists the cases. Each names ``repo``
+``bugs.json`` (beside this script; ``--manifest`` names another, such as
+``external.json``) lists the cases. Each names ``repo``
 (``owner/name``), ``fix`` (the fixing commit), ``parent`` (the commit before
 it), ``path`` (the buggy file, in the parent), ``lines`` (``[start, end]``:
 the parent's lines where a linter should report), ``category``, ``one_file``
 (whether both sides of the bug are visible in that one file) and
 ``evidence``. Optional: ``fixed_path`` (the file in the fix, when it was
-renamed) and ``fixed_lines`` (the corresponding lines of the fixed file;
-default: the parent's range mapped through the diff).
+renamed), ``fixed_lines`` (the corresponding lines of the fixed file;
+default: the parent's range mapped through the diff) and ``alt_lines`` (the
+other side of the bug: where the misplaced value comes from or is used; a
+report there is counted apart, as *lenient*).
 
 The trees live in ``ROOT/<owner>+<name>@<commit>/``: the *whole* repository
 tree at that commit (every ``*.py``, ``*.pyi`` and ``pyproject.toml`` blob),
@@ -58,7 +61,7 @@ SELECTIONS = {"default": [], "all": ["--select", "DVL"]}
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    cases = _read_cases(BUGS)
+    cases = _read_cases(Path(args.manifest))
     if args.only:
         wanted = set(args.only)
         cases = [c for c in cases if {c["repo"], _dirname(c["repo"])} & wanted]
@@ -105,10 +108,14 @@ def main(argv: list[str] | None = None) -> int:
             "one_file": case["one_file"],
         }
         for selection in SELECTIONS:
-            before = _inside(linted.get((parent_tree, case["path"], selection), []), start, end)
+            findings = linted.get((parent_tree, case["path"], selection), [])
+            before = _inside(findings, start, end)
             after = _inside(linted.get((fix_tree, fixed_path, selection), []), *fixed_range)
             row[selection] = [f"{f['code']}@{f['line']}" for f in before]
             row[f"{selection}_after_fix"] = [f"{f['code']}@{f['line']}" for f in after]
+            if "alt_lines" in case:
+                other = _inside(findings, *case["alt_lines"])
+                row[f"{selection}_lenient"] = [f"{f['code']}@{f['line']}" for f in other]
         row["fixed_lines"] = list(fixed_range)
         results.append(row)
     report = {"cases": results, "skipped": [(_case_id(c), why) for c, why in skipped]}
@@ -122,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--root", required=True, help="where the extracted trees live")
+    parser.add_argument(
+        "--manifest", default=str(BUGS), help="the cases (default: bugs.json beside this script)"
+    )
     parser.add_argument(
         "--extract", action="store_true", help="create missing trees from the mirrors"
     )
@@ -263,7 +273,10 @@ def _summary(results: list[dict]) -> dict:
         for name, rows in groups.items():
             found = sum(1 for r in rows if r[selection])
             after = sum(1 for r in rows if r[f"{selection}_after_fix"])
+            lenient = sum(1 for r in rows if r[selection] or r.get(f"{selection}_lenient"))
             table[name] = {"cases": len(rows), "found": found, "still_after_fix": after}
+            if any(f"{selection}_lenient" in r for r in rows):
+                table[name]["found_lenient"] = lenient
         summary[selection] = table
     return summary
 
@@ -273,7 +286,9 @@ def _print(report: dict, verbose: bool) -> None:
     for selection in SELECTIONS:
         title = "default rules" if selection == "default" else "all rules (--select DVL)"
         print(f"{title}:")
-        print(f"  {'':<64} {'cases':>5} {'found':>5} {'recall':>6} {'after fix':>9}")
+        lenient = any("found_lenient" in row for row in report["summary"][selection].values())
+        extra = f" {'lenient':>7}" if lenient else ""
+        print(f"  {'':<64} {'cases':>5} {'found':>5} {'recall':>6} {'after fix':>9}{extra}")
         table = report["summary"][selection]
         categories = sorted(k for k in table if k.startswith("category:"))
         elsewhere = sorted(k for k in table if k.startswith("another file, category:"))
@@ -289,13 +304,15 @@ def _print(report: dict, verbose: bool) -> None:
                 continue
             row = table[name]
             recall = f"{row['found'] / row['cases']:.0%}" if row["cases"] else "-"
+            also = f" {row.get('found_lenient', '-'):>7}" if lenient else ""
             print(
                 f"  {name[:64]:<64} {row['cases']:>5} {row['found']:>5} {recall:>6} "
-                f"{row['still_after_fix']:>9}"
+                f"{row['still_after_fix']:>9}{also}"
             )
         print()
     print("(found = a rule finding inside the case's line range of the parent file;")
-    print(" after fix = a finding inside the corresponding lines of the fixed file)")
+    print(" after fix = a finding inside the corresponding lines of the fixed file;")
+    print(" lenient = found, or a finding inside the case's alt_lines: the bug's other side)")
     for selection in SELECTIONS:
         still = [r for r in results if r[f"{selection}_after_fix"]]
         print(f"\nstill reported after the fix ({selection}): {len(still)}")
@@ -305,6 +322,8 @@ def _print(report: dict, verbose: bool) -> None:
         print("\ncases:")
         for r in results:
             mark = "found" if r["default"] else ("all-only" if r["all"] else "missed")
+            if mark == "missed" and (r.get("default_lenient") or r.get("all_lenient")):
+                mark = "lenient"
             print(f"  {mark:<8} {r['id']} [{r['category']}] {' '.join(r['all'])}")
     if report["skipped"]:
         print(f"\nskipped: {len(report['skipped'])}")
