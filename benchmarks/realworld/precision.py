@@ -3,10 +3,12 @@
 Usage::
 
     python benchmarks/realworld/precision.py --root /work/realworld [--extract]
-        [--mirror /work/.mirror] [--jobs 1] [--only NAME ...] [--json OUT]
-        [--write-untriaged OUT.jsonl]
+        [--projects FILE] [--mirror /work/.mirror] [--jobs 1] [--only NAME ...]
+        [--json OUT] [--write-untriaged OUT.jsonl]
 
-``projects.json`` (beside this script) pins each project: ``repo``
+``projects.json`` (beside this script; ``--projects`` names another list, such
+as ``projects-34.json``, the projects first looked at in issue 34) pins each
+project: ``repo``
 (``owner/name``), ``commit`` (40 hex), optional ``paths`` (sub-paths to lint,
 relative to the checkout; default the whole checkout) and ``lines`` (the
 Python lines linted at that commit, as this script counts them).
@@ -66,7 +68,7 @@ VERDICTS = ("true", "debatable", "false")
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    projects = json.loads(PROJECTS.read_text())
+    projects = json.loads(Path(args.projects).read_text())
     if args.only:
         wanted = set(args.only)
         projects = [p for p in projects if {p["repo"], _dirname(p["repo"])} & wanted]
@@ -120,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--root", required=True, help="where the checkouts live")
+    parser.add_argument(
+        "--projects", default=str(PROJECTS), help="the projects (default: projects.json here)"
+    )
     parser.add_argument(
         "--extract", action="store_true", help="create missing checkouts from the mirrors"
     )
