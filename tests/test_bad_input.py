@@ -22,13 +22,14 @@ running_as_root = pytest.mark.skipif(
 )
 
 
-def devlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def devlint(*args: str, cwd: Path, **options: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "devlint", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=300,
+        **options,
     )
 
 
@@ -233,14 +234,7 @@ def devlint_in_4_gb(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
-    return subprocess.run(
-        [sys.executable, "-m", "devlint", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=limit,
-    )
+    return devlint(*args, cwd=cwd, preexec_fn=limit)
 
 
 TOO_LARGE = (

@@ -310,18 +310,27 @@ PLANTED = {
 }
 
 
+def cold_run_and_an_entry(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[list[str], str, ResultCache, Path]:
+    """A cold run over ``project`` (its arguments and output), its cache, and the entry it
+    stored for ``m00.py`` (a file with a finding)."""
+    argv = ["check", "--jobs", "1", "--cache-dir", str(project / "cache"), str(project)]
+    assert cli.main(argv) == 1
+    cold = capsys.readouterr().out
+    path = project / "m00.py"
+    results = ResultCache.open(project / "cache", SETTINGS)
+    return argv, cold, results, entry_path(results, path.read_bytes(), str(path))
+
+
 @pytest.mark.parametrize("plant", PLANTED.values(), ids=PLANTED.keys())
 def test_an_entry_that_does_not_hold_up_is_linted_again(
     project: Path, capsys: pytest.CaptureFixture[str], plant
 ) -> None:
     """Never an aborted run (exit 2), never what the entry says: the file's real findings."""
-    argv = ["check", "--jobs", "1", "--cache-dir", str(project / "cache"), str(project)]
-    assert cli.main(argv) == 1
-    cold = capsys.readouterr().out
+    argv, cold, results, entry = cold_run_and_an_entry(project, capsys)
     path = project / "m00.py"
     data, name = path.read_bytes(), str(path)
-    results = ResultCache.open(project / "cache", SETTINGS)
-    entry = entry_path(results, data, name)
     planted = read_entry(results, entry)
     plant(planted)
     write_entry(results, entry, planted)
@@ -490,13 +499,9 @@ def test_an_unsigned_entry_that_hides_findings_is_a_miss(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A well-formed entry that lists no findings, planted by someone without the secret."""
-    argv = ["check", "--jobs", "1", "--cache-dir", str(project / "cache"), str(project)]
-    assert cli.main(argv) == 1
-    cold = capsys.readouterr().out
+    argv, cold, results, entry = cold_run_and_an_entry(project, capsys)
     path = project / "m00.py"
     data, name = path.read_bytes(), str(path)
-    results = ResultCache.open(project / "cache", SETTINGS)
-    entry = entry_path(results, data, name)
     planted = {**read_entry(results, entry), "diagnostics": []}
     text = json.dumps(planted).encode()
     for signature in (b"", bytes(32), sign(b"another user's secret".ljust(32), text)):

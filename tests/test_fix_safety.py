@@ -142,14 +142,9 @@ def test_written_file_keeps_its_mode_and_owner(tmp_path: Path) -> None:
     assert (stat.S_IMODE(after.st_mode), after.st_uid, after.st_gid) == (0o640, 4321, 8765)
 
 
-def test_file_whose_owner_a_new_file_cannot_have_is_written_in_place(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Not root, another user's (group-writable) file: a renamed copy would change owner."""
-    path = tmp_path / "train.py"
-    path.write_text(DISCARDED)
-    path.chmod(0o664)
-    inode = path.stat().st_ino
+def owned_by_another_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files as a user who is not root sees another user's: a new file devlint makes is the
+    user's own, and cannot be given to the file's owner."""
     real_fstat = os.fstat
 
     def other_owner(descriptor: int) -> os.stat_result:  # the new file is not the user's
@@ -162,6 +157,17 @@ def test_file_whose_owner_a_new_file_cannot_have_is_written_in_place(
 
     monkeypatch.setattr(safe_write.os, "fstat", other_owner)
     monkeypatch.setattr(safe_write.os, "fchown", refuse)
+
+
+def test_file_whose_owner_a_new_file_cannot_have_is_written_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not root, another user's (group-writable) file: a renamed copy would change owner."""
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    path.chmod(0o664)
+    inode = path.stat().st_ino
+    owned_by_another_user(monkeypatch)
     assert cli.main(["check", "--fix", str(path)]) == 0, capsys.readouterr()
     assert path.read_text() == DISCARDED_FIXED
     assert path.stat().st_ino == inode
@@ -345,18 +351,7 @@ def test_another_users_file_on_a_full_disk_is_left_whole_with_a_notice(
     path = tmp_path / "train.py"
     path.write_text(BIG)
     path.chmod(0o664)
-    real_fstat = os.fstat
-
-    def other_owner(descriptor: int) -> os.stat_result:
-        fields = list(real_fstat(descriptor))
-        fields[stat.ST_UID] += 1
-        return os.stat_result(fields)
-
-    def refuse(descriptor: int, uid: int, gid: int) -> None:
-        raise PermissionError(1, "Operation not permitted")
-
-    monkeypatch.setattr(safe_write.os, "fstat", other_owner)
-    monkeypatch.setattr(safe_write.os, "fchown", refuse)
+    owned_by_another_user(monkeypatch)
     _disk_full_after(0, monkeypatch)
     assert cli.main(["check", "--no-cache", "--fix", str(path)]) == 1
     assert path.read_text() == BIG
