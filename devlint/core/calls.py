@@ -152,7 +152,13 @@ _OFFLOAD_HOOKS = frozenset(
 _OFFLOAD_METHODS = frozenset(
     {"enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"}
 )
-_REGISTRATIONS = frozenset({"register_buffer", "register_parameter", "add_module"})
+_REGISTERED_KEYWORDS = {
+    "register_buffer": ("tensor",),
+    "register_parameter": ("param", "parameter"),  # torch's name; subclasses' (GPyTorch)
+    "add_module": ("module",),
+}
+"""What each registration is given, by keyword: ``register_parameter(name=..., param=...)``."""
+_REGISTRATIONS = frozenset(_REGISTERED_KEYWORDS)
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
 
@@ -343,6 +349,8 @@ class Calls(Part):
             if given is not None and is_tensor_like(given[1]):
                 self.state.record(HostConversion(node, Operand(*given)))
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+        if qualname in torch_model.GRADIENTS:
+            return torch_model.gradients(args)
         if qualname in _SEARCH_PATH_EDITS:
             self._note_search_folder(args.get(_SEARCH_PATH_EDITS[qualname]))
         if qualname in _RUNTIME_DEVICE_CHECKS:
@@ -457,6 +465,12 @@ class Calls(Part):
         """What a torch function or tensor method described by the API table returns;
         the tensors an op combines meet there."""
         operands: list[Operand] = []
+        if name in torch_model.COMPARISONS and spec.kind is CallKind.NON_TENSOR:
+            compared = torch_model.COMPARISONS[name][1 if receiver is not None else 0]
+            self.expressions.meet(
+                node, name, torch_model.tensor_operands(compared, args, receiver), False
+            )
+            return SCALAR_VALUE
         if spec.kind not in (CallKind.FACTORY, CallKind.NON_TENSOR):  # these read no tensors
             operands = torch_model.tensor_operands(spec, args, receiver)
         if spec.kind is CallKind.COMBINE:
@@ -535,7 +549,10 @@ class Calls(Part):
 
     def register(self, receiver_node: cst.BaseExpression, name: str, args: Args, env: Env) -> Value:
         """``self.register_buffer("mask", t)`` binds ``self.mask`` to a buffer."""
-        label, given = args.get(0, "name"), args.get(1)
+        label = args.get(0, "name")
+        given = args.get(1) or next(
+            (args.keywords[k] for k in _REGISTERED_KEYWORDS[name] if k in args.keywords), None
+        )
         owner = dotted_name(receiver_node)
         attribute = string_value(label[0]) if label else None
         if owner is not None and attribute is not None and given is not None:

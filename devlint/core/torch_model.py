@@ -158,6 +158,42 @@ def spec_result(
     return Value(Kind.TENSOR, base.device, base.origin, ndim)
 
 
+COMPARISONS = {
+    name: (
+        CallSpec(CallKind.COMBINE, ("input", "other")),  # torch.allclose(a, b)
+        CallSpec(CallKind.COMBINE, ("other",)),  # a.allclose(b)
+    )
+    for name in ("allclose", "equal")
+}
+"""Comparisons that return a Python bool (so the generated table calls them non-tensor) but
+compute on both tensors: ``allclose`` is ``isclose(a, b).all()``, and both need their
+operands on one device ("Expected all tensors to be on the same device")."""
+
+
+GRADIENTS = frozenset({"torch.autograd.grad"})
+
+
+def gradients(args: Args) -> Value:
+    """``torch.autograd.grad(outputs, inputs)``: a tuple with one gradient per input, each on
+    its input's device and of its shape."""
+    given = args.get(1, "inputs")
+    if given is None:
+        return UNKNOWN_VALUE
+    inputs = given[1]
+    if is_tensor_like(inputs):
+        gradient = Value(Kind.TENSOR, inputs.device, inputs.origin, inputs.ndim)
+        return Value(Kind.SEQUENCE, items=(gradient,), element=gradient)
+    if inputs.kind is Kind.SEQUENCE and inputs.items is not None:
+        items = tuple(
+            Value(Kind.TENSOR, item.device, item.origin, item.ndim)
+            if is_tensor_like(item)
+            else UNKNOWN_VALUE
+            for item in inputs.items
+        )
+        return Value(Kind.SEQUENCE, items=items)
+    return UNKNOWN_VALUE
+
+
 def tensor_operands(
     spec: CallSpec, args: Args, receiver: tuple[cst.BaseExpression, Value] | None
 ) -> list[Operand]:
@@ -207,6 +243,11 @@ def tensor_from_data(qualname: str, node: cst.Call, args: Args, device: Device |
     as_tensor = qualname in ("torch.as_tensor", "torch.asarray")
     if as_tensor and data and device is None and is_tensor_like(data[1]):
         return data[1]
+    if qualname == "torch.tensor" and data and device is None and is_tensor_like(data[1]):
+        # a copy of a tensor, on its device ("If None and data is a tensor then the device
+        # of data is used"), with its dimensions
+        copied = data[1]
+        return Value(Kind.TENSOR, copied.device, copied.origin, copied.ndim)
     if qualname == "torch.from_numpy" or (qualname in LEGACY_CONSTRUCTORS and data):
         ndim = 1  # `torch.FloatTensor(x)` rejects a number: only a 0-d array gives 0-dim
     origin = (
