@@ -107,6 +107,18 @@ def test_indexing_a_cpu_tensor_with_cuda_indices_fails(gpus):
         torch.arange(4)[torch.tensor([0], device="cuda")]
 
 
+def test_writing_through_indices_on_another_device_moves_them(gpus):
+    """``index_put_`` moves its indices to the written tensor's device (``make_info``); only
+    ``index`` (a read) checks where they are. The values must be on the tensor's device."""
+    on_cpu = torch.zeros(4)
+    on_cpu[torch.tensor([True, False, True, False], device="cuda")] = 3.0
+    assert on_cpu.tolist() == [3.0, 0.0, 3.0, 0.0]
+    on_cpu[torch.tensor([1], device="cuda")] = torch.tensor(5.0)  # a 0-dim value
+    assert on_cpu[1].item() == 5.0
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        on_cpu[torch.tensor([0, 1])] = torch.ones(2, device="cuda")
+
+
 def test_masked_fill_and_take_along_dim_word_their_own_errors(gpus):
     scores = torch.randn(3, 3, device="cuda")
     with pytest.raises(RuntimeError, match="expected self and mask to be on the same device"):

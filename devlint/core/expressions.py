@@ -259,16 +259,21 @@ class Expressions(Part):
         base: Value,
         elements: Sequence[cst.SubscriptElement],
         keys: list[Value],
+        *,
+        reading: bool = True,
     ) -> Operand | None:
-        """``t[idx]`` with a tensor ``idx``: a cpu ``t`` cannot take indices on an accelerator
-        (a GPU ``t`` accepts cpu indices). Returns the index when it is such a tensor."""
+        """``t[idx]`` with a tensor ``idx``: read, a cpu ``t`` cannot take indices on an
+        accelerator (a GPU ``t`` accepts cpu indices; ``index`` checks "indices should be
+        either on cpu or on the same device as the indexed tensor"); written (``t[idx] = v``,
+        ``index_put_``), indices on any device are moved to ``t``'s. Returns the index when it
+        is such a tensor."""
         if len(elements) != 1 or len(keys) != 1 or not isinstance(elements[0].slice, cst.Index):
             return None
         key = keys[0]
         if key.kind is not Kind.TENSOR or not has_dimension(key):  # a 0-dim index: an int
             return None
         index = Operand(elements[0].slice.value, key)
-        if base.device == CPU and can_be_accelerator(key.device):
+        if reading and base.device == CPU and can_be_accelerator(key.device):
             self.state.record(
                 OperandsMeet(
                     node,

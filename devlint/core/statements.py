@@ -418,9 +418,12 @@ class Flow(Part):
         value: Value,
         source: cst.BaseExpression | None,
     ) -> None:
-        """``t[idx] = v`` with a tensor ``idx`` is ``index_put_``: ``v`` must be on ``t``'s
-        device unless it is 0-dim (basic indexing copies across devices and is not checked)."""
-        index = self.expressions.advanced_index(target, target.value, tensor, target.slice, keys)
+        """``t[idx] = v`` with a tensor ``idx`` is ``index_put_``: it moves ``idx`` to ``t``'s
+        device, and ``v`` must be there unless it is 0-dim (basic indexing copies across
+        devices and is not checked)."""
+        index = self.expressions.advanced_index(
+            target, target.value, tensor, target.slice, keys, reading=False
+        )
         if index is None or source is None or value.kind is not Kind.TENSOR:
             return
         if not has_dimension(value):

@@ -345,11 +345,20 @@ def _is_pinned(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> bo
 
 
 def _index(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
-    """``t[idx]`` and ``t[idx] = v``: CPU indices are moved to the indexed tensor's device."""
+    """``t[idx]``: indices on the CPU or on the indexed tensor's device (``index``'s
+    ``check_indices_on_cpu_or_selfdevice``)."""
     indexed = device_of(args[0])
     for index in args[1]:
         if index is not None and device_of(index) not in (CPU, indexed):
             _raise(errors.indices_on_other_device(indexed))
+    return _run_on(state, indexed, func, args, kwargs)
+
+
+def _index_put(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
+    """``t[idx] = v``: ``index_put_`` moves indices on any device to ``t``'s (``make_info``:
+    "Ensure indices are on the same device as self"); the values must be there, or be a
+    0-dim CPU tensor."""
+    indexed = device_of(args[0])
     if len(args) > 2 and isinstance(args[2], torch.Tensor):
         values = args[2]
         device = device_of(values)
@@ -432,10 +441,10 @@ _HANDLERS: dict[Any, Handler | None] = {
     aten.is_pinned: _is_pinned,
     aten.index: _index,
     aten._unsafe_index: _index,
-    aten.index_put: _index,
-    aten.index_put_: _index,
-    aten._index_put_impl_: _index,
-    aten._unsafe_index_put: _index,
+    aten.index_put: _index_put,
+    aten.index_put_: _index_put,
+    aten._index_put_impl_: _index_put,
+    aten._unsafe_index_put: _index_put,
     aten.masked_fill: _masked_fill,
     aten.masked_fill_: _masked_fill,
     aten.embedding: _embedding,
