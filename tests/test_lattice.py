@@ -20,6 +20,9 @@ devices = st.one_of(
     st.sampled_from([BOTTOM, UNKNOWN, MAYBE_ACCEL, CPU, Concrete("meta"), Concrete("mps")]),
     st.builds(Concrete, st.just("cuda"), st.one_of(st.none(), st.integers(0, 2))),
     st.builds(Symbol, st.sampled_from(["device", "args.device", "x.device"]), st.booleans()),
+    st.builds(  # a GPU's index: `x.cuda(rank)`
+        Symbol, st.sampled_from(["rank", "device"]), st.just(True), gpu=st.booleans()
+    ),
 )
 guards = st.booleans()
 
@@ -96,3 +99,15 @@ def test_paths_agree_on_the_fewer_dimensions_they_both_have() -> None:
     assert join_ndim(3, 3) == 3
     assert join_ndim(2, 0) is None  # one path may be a cpu 0-dim tensor
     assert join_ndim(2, None) is None
+
+
+def test_a_gpu_chosen_by_index_joins_as_cuda_does() -> None:
+    """`x.cuda(rank)` is a GPU whatever `rank` holds: under an availability guard it joins
+    the cpu into "cuda when available", and it joins another GPU into `cuda`."""
+    by_index = Symbol("args.gpu", gpu=True)
+    assert join(CPU, by_index, guarded=True) is MAYBE_ACCEL
+    assert join(CPU, by_index) is UNKNOWN
+    assert join(CPU, Symbol("args.gpu"), guarded=True) is UNKNOWN  # may be the cpu
+    assert join(by_index, Concrete("cuda", 0)) == Concrete("cuda")
+    assert join(by_index, Symbol("args.gpu")) == Symbol("args.gpu")
+    assert not join(by_index, Symbol("args.gpu")).gpu

@@ -657,9 +657,9 @@ class Calls(Part):
         if name == "cuda":
             device = self.device_argument(*given) if given is not None else None
             subject = given[0] if given is not None and dotted_name(given[0]) else None
-            if (isinstance(device, Concrete) and device.type == "cuda") or isinstance(
-                device, Symbol
-            ):
+            if isinstance(device, Symbol):
+                return replace(device, gpu=True), subject  # `.cuda(rank)`: cuda:<rank>
+            if isinstance(device, Concrete) and device.type == "cuda":
                 return device, subject
             return Concrete("cuda"), subject
         if given is None:

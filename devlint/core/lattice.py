@@ -10,7 +10,7 @@ denotes, so code placed either way stays consistent with itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from devlint.diagnostic import Severity
 
@@ -43,12 +43,15 @@ class Symbol(Device):
     device variables (``device``, ``args.device``), false for an opaque device
     that only equals itself. ``tensor`` marks the device of a tensor parameter
     (named ``x.device``), which the caller chooses: the same symbol as the
-    ``x.device`` the code reads, only described after the tensor.
+    ``x.device`` the code reads, only described after the tensor. ``gpu`` marks the index
+    of a CUDA GPU (``x.cuda(rank)``), which an availability guard joins as it joins ``cuda``.
     """
 
     name: str
     accel: bool = True
     tensor: bool = field(default=False, compare=False)
+    gpu: bool = field(default=False, compare=False)
+    """The index of a CUDA GPU (``x.cuda(rank)``): an accelerator whatever its value."""
 
     @property
     def holder(self) -> str:
@@ -81,12 +84,16 @@ def _in_accel_group(device: Device) -> bool:
     ``cuda:0`` and ``cuda:1`` join into ``cuda``, which must then join as they do)."""
     if device is MAYBE_ACCEL or device == CPU:
         return True
+    if isinstance(device, Symbol):
+        return device.gpu
     return isinstance(device, Concrete) and device.type not in ("cpu", "meta")
 
 
 def join(a: Device, b: Device, *, guarded: bool = False) -> Device:
     """Least upper bound; ``guarded`` when the merge point is an accelerator check."""
     if a == b:
+        if isinstance(a, Symbol) and isinstance(b, Symbol) and a.gpu != b.gpu:
+            return replace(a, gpu=False)  # known to be a GPU on one path only
         return a
     if a is BOTTOM:
         return b
@@ -94,9 +101,17 @@ def join(a: Device, b: Device, *, guarded: bool = False) -> Device:
         return a
     if isinstance(a, Concrete) and isinstance(b, Concrete) and a.type == b.type:
         return Concrete(a.type)  # `cuda:0` or `cuda:1`: a GPU, which one is not known
+    if _is_gpu(a) and _is_gpu(b):
+        return Concrete("cuda")  # `cuda:<rank>` or `cuda:0`
     if guarded and _in_accel_group(a) and _in_accel_group(b):
         return MAYBE_ACCEL
     return UNKNOWN
+
+
+def _is_gpu(device: Device) -> bool:
+    if isinstance(device, Symbol):
+        return device.gpu
+    return isinstance(device, Concrete) and device.type == "cuda"
 
 
 def is_known(device: Device) -> bool:
