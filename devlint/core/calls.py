@@ -38,6 +38,7 @@ from devlint.core.state import Part
 from devlint.core.syntax import (
     descendants,
     dotted_name,
+    is_classmethod,
     is_device_name,
     is_rank_name,
     last_name,
@@ -505,6 +506,11 @@ class Calls(Part):
             callee = self.expressions.attribute_of(receiver, name, func)
             self.state.values[func] = callee
             return self.call_value(node, callee, args)
+        if kind is Kind.CLASS and isinstance(receiver.ref, ClassInfo):
+            method = receiver.ref.methods.get(name)
+            if method is not None:  # `Model.post_process(boxes)`: a method through its class
+                through = receiver if is_classmethod(method.node) else None
+                return self.functions.call_function(method, args, through)
         if kind is Kind.DISTRIBUTION:
             self.expressions.meet(node, name, distributions.operands(receiver, name, args), False)
             return distributions.result(receiver, name) or Value(Kind.UNKNOWN, ref=CALL_RESULT)

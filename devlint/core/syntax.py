@@ -412,3 +412,11 @@ def none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
 
 def _is_none_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def is_classmethod(node: cst.FunctionDef) -> bool:
+    """``@classmethod``: called through its class, it gets the class as ``cls``."""
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
+        for d in node.decorators
+    )
