@@ -251,12 +251,18 @@ def _ignored_location_parameter(scope: cst.CSTNode) -> cst.Param | None:
 
 
 def _guarded(file: _File, load: cst.Call) -> bool:
-    """The load runs only where CUDA is available, or its ``if``'s other branch maps: the
-    code chose where each branch loads."""
+    """The load runs only where CUDA is available, or its ``if``'s other branch maps, or the
+    ``except`` of its ``try`` loads again with ``map_location``: the code chose where each
+    branch loads (on a machine without the saving device, ``torch.load`` raises a
+    RuntimeError, "Attempting to deserialize object on a CUDA device", which that handler
+    takes)."""
     child: cst.CSTNode = load
     for parent in ancestors(file.facts, load):
         if isinstance(parent, cst.FunctionDef | cst.Module):
             return False
+        if isinstance(parent, cst.Try) and child is parent.body:
+            if any(_catches_runtime_errors(h) and _maps_inside(file, h) for h in parent.handlers):
+                return True
         if isinstance(parent, cst.If) and (child is parent.body or child is parent.orelse):
             in_body = child is parent.body
             if _cuda_available_test(parent.test) is in_body:
@@ -266,6 +272,16 @@ def _guarded(file: _File, load: cst.Call) -> bool:
                 return True
         child = parent
     return False
+
+
+def _catches_runtime_errors(handler: cst.ExceptHandler) -> bool:
+    """A bare ``except:``, or one naming ``RuntimeError`` or a base of it."""
+    if handler.type is None:
+        return True
+    caught = handler.type.elements if isinstance(handler.type, cst.Tuple) else ()
+    types = [element.value for element in caught] or [handler.type]
+    names = {(dotted_name(t) or "").rsplit(".", 1)[-1] for t in types}
+    return bool(names & {"RuntimeError", "Exception", "BaseException"})
 
 
 def _cuda_available_test(test: cst.BaseExpression) -> bool | None:
