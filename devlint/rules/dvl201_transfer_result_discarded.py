@@ -23,9 +23,10 @@ class TransferResultDiscarded(Rule):
     statement. It stays silent where the copy is not lost (a notebook cell's
     last expression, which IPython displays) and where the lost copy changes
     nothing: the analysis knows the tensor is already on the device it is
-    moved to, or the local tensor left behind is read afterwards only as an
+    moved to, the local tensor left behind is read afterwards only as an
     argument PyTorch takes on any device (the targets and lengths of
-    `F.ctc_loss`, beside its one tensor input).
+    `F.ctc_loss`, beside its one tensor input), or nothing can read it again
+    (`torch.zeros(1).to(device)`, a CUDA warm-up).
 
     ## Why is this bad?
     `Tensor.to()` returns a new tensor and leaves the original where it was:
@@ -58,19 +59,36 @@ class TransferResultDiscarded(Rule):
     def check(self, facts: Facts) -> Iterator[Finding]:
         for transfer in facts.discarded_transfers:
             if (
-                _already_there(facts, transfer)
+                not _read_again(transfer)
+                or _already_there(facts, transfer)
                 or _left_behind_only_where_any_device_does(facts, transfer)
                 or _displayed(facts, transfer)
             ):
                 continue
             receiver = facts.code_of(transfer.receiver.node, limit=60)
+            if _assignable(transfer.receiver.node):
+                advice = f"assign the result (`{receiver} = {receiver}.{transfer.method}(...)`)"
+            else:
+                advice = f"keep the result (`x = {receiver}.{transfer.method}(...)`)"
             message = (
                 f"`.{transfer.method}()` returns a new tensor and leaves `{receiver}` as it "
-                f"was; assign the result (`{receiver} = {receiver}.{transfer.method}(...)`)"
+                f"was; {advice}"
             )
             yield Finding(
                 transfer.node, message, self.meta.severity, partial(_fix, facts, transfer)
             )
+
+
+def _read_again(transfer: DiscardedTransfer) -> bool:
+    """Whether the code may read the receiver again: not a tensor the moved expression itself
+    creates (``torch.zeros(1).to(device)``, a CUDA warm-up), which leaves nothing behind that
+    the code uses. (A helper's result may be state the helper keeps.)"""
+    origin = transfer.receiver.value.origin
+    return origin is None or origin.node is not transfer.receiver.node
+
+
+def _assignable(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name | cst.Attribute | cst.Subscript)
 
 
 def _displayed(facts: Facts, transfer: DiscardedTransfer) -> bool:
