@@ -91,8 +91,15 @@ _MODULE_SELF_METHODS = frozenset(
         "type",
     }
 )
-_ADDS_A_DIMENSION = frozenset({"unsqueeze", "unsqueeze_"})
-"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor."""
+_ADDS_A_DIMENSION = frozenset(
+    {
+        "unsqueeze", "unsqueeze_", "stack", "hstack", "vstack", "dstack", "column_stack",
+        "row_stack", "cat", "concat", "concatenate",
+    }
+)  # fmt: skip
+"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor
+(``stack`` adds one; ``cat`` refuses 0-dim inputs: "zero-dimensional tensor ... cannot be
+concatenated")."""
 
 
 # -- tensors ---------------------------------------------------------------------------
@@ -149,12 +156,15 @@ def spec_result(
         base = UNKNOWN_VALUE  # a cpu 0-dim operand takes the device of an unseen one
     if spec.reduces and not _has_dim_argument(args):
         ndim = 0
-    elif kind is CallKind.COMBINE:
-        ndim = None if spec.strict else combined_ndim([op.value for op in operands])
     elif name in _ADDS_A_DIMENSION:
         ndim = 1
+    elif kind is CallKind.COMBINE:
+        ndim = None if spec.strict else combined_ndim([op.value for op in operands])
     else:
         ndim = base.ndim if name not in ("squeeze", "item", "select") else None
+    if name == "meshgrid":  # one grid per input, each with every input's dimension
+        grid = Value(Kind.TENSOR, base.device, base.origin, 1)
+        return Value(Kind.SEQUENCE, element=grid)
     return Value(Kind.TENSOR, base.device, base.origin, ndim)
 
 
