@@ -503,6 +503,8 @@ class Calls(Part):
                 if self._constructing(receiver.ref, name):
                     return self.functions.call_in_place(method, args, func.value, env)
                 return self.functions.call_function(method, args, receiver)
+            if _is_module_class(receiver.ref) and torch_model.returns_the_module(name):
+                return receiver  # `model = self.eval()`: nn.Module's own, returning self
             callee = self.expressions.attribute_of(receiver, name, func)
             self.state.values[func] = callee
             return self.call_value(node, callee, args)

@@ -354,6 +354,11 @@ def module_output(module: Value, inputs: list[Operand]) -> Value:
     return Value(Kind.TENSOR, module.device, module.origin, 1)
 
 
+def returns_the_module(name: str) -> bool:
+    """``nn.Module``'s own methods that return the module itself (``train``, ``eval``...)."""
+    return name in _MODULE_SELF_METHODS
+
+
 def module_method(module: Value, name: str) -> Value:
     """What ``model.<name>()`` returns for nn.Module's own methods (not ``forward``)."""
     if name in _MODULE_SELF_METHODS:
