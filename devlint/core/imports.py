@@ -133,3 +133,34 @@ def imported_name(
 def module_value(scope: ModuleScope) -> Value:
     """The value a name bound to a project module has."""
     return Value(Kind.PROJECT_MODULE, ref=scope)
+
+
+def star_names(scope: ModuleScope) -> list[str]:
+    """What ``from module import *`` binds: the names of its ``__all__`` when its top level
+    lists them as literal strings, else every bound name without a leading underscore."""
+    listed = _listed_in_all(scope.module)
+    if listed is not None:
+        return listed
+    names = [*scope.env.bindings, *scope.deferred]
+    return [name for name in dict.fromkeys(names) if not name.startswith("_") and "." not in name]
+
+
+def _listed_in_all(module: cst.Module) -> list[str] | None:
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and small.targets[0].target.value == "__all__"
+                and isinstance(small.value, cst.List | cst.Tuple)
+            ):
+                names = [
+                    element.value.evaluated_value
+                    for element in small.value.elements
+                    if isinstance(element.value, cst.SimpleString)
+                ]
+                return [name for name in names if isinstance(name, str)]
+    return None

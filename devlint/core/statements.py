@@ -24,7 +24,13 @@ from devlint.core.guards import (
     requires_grad_test,
     unseen,
 )
-from devlint.core.imports import ModuleScope, imported_name, module_value, project_module
+from devlint.core.imports import (
+    ModuleScope,
+    imported_name,
+    module_value,
+    project_module,
+    star_names,
+)
 from devlint.core.lattice import CPU, UNKNOWN, Concrete, is_known
 from devlint.core.scopes import ClassInfo
 from devlint.core.state import AnalysisState, Part, Parts
@@ -300,10 +306,10 @@ class Flow(Part):
         return scope
 
     def _import_from(self, statement: cst.ImportFrom, env: Env) -> Env:
-        if isinstance(statement.names, cst.ImportStar):
-            return env
         base = dotted_name(statement.module) if statement.module is not None else None
         level = len(statement.relative)
+        if isinstance(statement.names, cst.ImportStar):
+            return self._import_star(base, level, env)
         folders = tuple(self.state.search_folders)
         home, deferred = self.state.home, self._waiting(statement)
         for alias in statement.names:
@@ -320,6 +326,23 @@ class Flow(Part):
                 home.deferred[local] = lookup  # looked up when read
             else:
                 env.set(local, lookup(self.state.note_import))
+        return env
+
+    def _import_star(self, base: str | None, level: int, env: Env) -> Env:
+        """``from .pqmf import *``: the project module's public names (``__all__`` when it
+        lists them), as a package ``__init__`` re-exports them; another file's top level
+        running for its importers looks each up when it is read."""
+        scope = self._project_module(base or "", level) if base or level else None
+        if scope is None:
+            return env
+        home = self.state.home
+        for name in star_names(scope):
+            if home is not None:
+                home.deferred[name] = partial(_star_member, scope, name)
+            else:
+                value = scope.bound(name)
+                if value is not None:
+                    env.set(name, value)
         return env
 
     def _waiting(self, statement: cst.ImportFrom) -> frozenset[str]:
@@ -774,3 +797,7 @@ def _replace_state_of_module(path: str, value: Value, env: Env) -> None:
         and module.device != value.device
     ):
         env.update(root, module.with_device(UNKNOWN, None))
+
+
+def _star_member(scope: ModuleScope, name: str) -> Value:
+    return scope.bound(name) or UNKNOWN_VALUE
