@@ -8,7 +8,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.conflicts import Clash, first_per_source, source_tag
-from devlint.core.describe import operand_phrase, when_it_fails
+from devlint.core.describe import ran_elsewhere, operand_phrase, when_it_fails
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.core.syntax import dotted_name
@@ -67,13 +67,17 @@ class LoaderBatchNotMoved(Rule):
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         found = owned_clashes(facts, claims)
-        for _, clash in first_per_source(found):
+        for event, clash in first_per_source(found):
             batch, other = clash.first, clash.second
+            where = f"; they meet {ran_elsewhere(facts, clash.elsewhere)}" if clash.elsewhere else ""
             message = (
                 f"{operand_phrase(facts, batch)} and was never moved, but "
-                f"{operand_phrase(facts, other)}{when_it_fails(clash)}"
+                f"{operand_phrase(facts, other)}{where}{when_it_fails(clash)}"
             )
-            yield Finding(batch.node, message, clash.severity, partial(_fix, facts, clash))
+            if facts.is_here(batch.node):
+                yield Finding(batch.node, message, clash.severity, partial(_fix, facts, clash))
+            else:  # the batch as another file's code holds it: at the call that hands it over
+                yield Finding(event.node, message, clash.severity)
 
 
 def _fix(facts: Facts, clash: Clash) -> Fix | None:
