@@ -103,12 +103,72 @@ def _fix(facts: Facts, event: object, clash: Clash) -> Fix | None:
     if partner is None:
         return None
     name, value = partner
-    created = with_keyword(factory, "device", f"{name}.device")
-    if created is None:
+    combined, factories = _made_together(facts, factory, clash.first.value)
+    moved = {old: with_keyword(old, "device", f"{name}.device") for old in factories}
+    if any(new is None for new in moved.values()):
         return None
-    safe = last_name(factory.func) not in RANDOM_FACTORIES and _known_tensor(facts, value)
+    created = combined.visit(_Replace(moved))
+    safe = _known_tensor(facts, value) and not any(
+        last_name(old.func) in RANDOM_FACTORIES for old in factories
+    )
     title = f"Create it on `{name}.device`"
-    return Fix(factory, facts.module.code_for_node(created), title, safe)
+    return Fix(combined, facts.module.code_for_node(created), title, safe)
+
+
+def _made_together(
+    facts: Facts, factory: cst.Call, made: Value
+) -> tuple[cst.BaseExpression, list[cst.Call]]:
+    """The expression to rewrite and the factories in it that need ``device=``.
+
+    ``torch.stack((torch.arange(4), torch.arange(4)))`` takes its device from its first
+    input, but each input is made on the CPU: giving only the first a device moves the
+    clash into the stack (its inputs must share a device). So when the factory is an
+    input of a call that combines it with other factories made on the same device, the
+    whole call is rewritten, every such factory created on the partner's device.
+    """
+    call = _combining_call(facts, factory)
+    if call is None:
+        return factory, [factory]
+    inputs = [
+        node
+        for node in _inputs_of(call)
+        if isinstance(node, cst.Call)
+        and not is_legacy_constructor(facts, node)
+        and (value := facts.value_of(node)) is not None
+        and value.origin is not None
+        and value.origin.node is node
+        and value.device == made.device
+    ]
+    return (call, inputs) if len(inputs) > 1 else (factory, [factory])
+
+
+def _combining_call(facts: Facts, factory: cst.Call) -> cst.Call | None:
+    """The call that takes ``factory`` as an input, directly or in a tuple or list."""
+    for node in ancestors(facts, factory):
+        if isinstance(node, cst.Call):
+            return node
+        if not isinstance(node, cst.Arg | cst.Element | cst.Tuple | cst.List):
+            return None
+    return None
+
+
+def _inputs_of(call: cst.Call) -> Iterator[cst.BaseExpression]:
+    for arg in call.args:
+        if isinstance(arg.value, cst.Tuple | cst.List):
+            yield from (element.value for element in arg.value.elements)
+        else:
+            yield arg.value
+
+
+class _Replace(cst.CSTTransformer):
+    """Replaces given calls (by identity) with their rewritten versions."""
+
+    def __init__(self, replacements: dict[cst.Call, cst.Call | None]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        return self.replacements.get(original_node) or updated_node
 
 
 def _partner(
