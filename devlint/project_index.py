@@ -27,6 +27,7 @@ from devlint.decoding import decode_source
 from devlint.limits import complexity_problem
 from devlint.parsing import parse_module
 from devlint.project import Project
+from devlint.project_mentions import ProjectMentions
 from devlint.reading import content_digest, read_regular_file
 from devlint.tree_cache import TreeCache
 
@@ -107,6 +108,13 @@ class ProjectIndex:
     _linted: dict[Path, tuple[str, cst.Module, int]] = field(default_factory=dict)  # KEPT_LINES
     _linted_lines: int = 0
     _module_lines: int = 0  # of the modules in ``_entries``
+    mentions: ProjectMentions | None = None  # made at the first question
+
+    def mentioned(self, name: str) -> bool | None:
+        """Whether the project's code mentions ``name`` (``ProjectMentions``)."""
+        if self.mentions is None:
+            self.mentions = ProjectMentions(self.project.root)
+        return self.mentions.mentioned(name)
 
     @property
     def lines_held(self) -> int:
@@ -141,6 +149,8 @@ class ProjectIndex:
         """Look at the files again: a module is checked for changes once between refreshes
         (a run of ``devlint check`` never refreshes; an editor does before each lint)."""
         self._checked.clear()
+        if self.mentions is not None:
+            self.mentions.forget()
 
     def scope(self, path: Path) -> ModuleScope | None:
         """The module in ``path`` after its top level ran; None when not in view."""
@@ -290,6 +300,7 @@ class FileImporter:
     index: ProjectIndex
     path: Path
     files: list[Path] = field(default_factory=list)  # the project files it imported
+    asked: bool = False  # whether the analysis asked what the project mentions
 
     def parse(self, source: str) -> cst.Module:
         """The importing file's own module, parsed once per run (``ProjectIndex.parse``)."""
@@ -297,7 +308,16 @@ class FileImporter:
 
     def uses(self) -> list[tuple[Path, str]]:
         """The project files the importing file's analysis rests on, with their digests."""
-        return self.index.files_used(self.files)
+        used = self.index.files_used(self.files)
+        if self.asked and self.index.mentions is not None:
+            seen = {path for path, _ in used}
+            used += [use for use in self.index.mentions.files() if use[0] not in seen]
+        return used
+
+    def mentions(self, name: str) -> bool | None:
+        """Whether the project's code mentions ``name``; the answer rests on every file."""
+        self.asked = True
+        return self.index.mentioned(name)
 
     def module(self, name: str, level: int, folders: tuple[str, ...] = ()) -> ModuleScope | None:
         found = self.index.project.module_file(self.path, name, level, folders)

@@ -38,6 +38,7 @@ def analyse(module: cst.Module, settings: Settings, importer: Importer | None = 
         sets_cuda_device=state.sets_cuda_device,
         places_tensors=state.places_tensors,
         imported=state.imported,
+        importer=importer,
     )
     facts.collect(state.events)
     return facts

@@ -51,6 +51,10 @@ _DATASET_BASES = frozenset(
 )
 
 
+_NEUTRAL_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic"})
+"""Bases that call none of a class's methods (``framework_base`` stays false)."""
+
+
 class Classes(Part):
     """Class definitions and instantiation."""
 
@@ -71,8 +75,11 @@ class Classes(Part):
                 info.attrs.update(parent.attrs)
                 info.stateful = info.base_stateful = parent.stateful
                 info.open_base = info.open_base or parent.open_base
+                info.framework_base = info.framework_base or parent.framework_base
+                continue
             elif value.kind is Kind.NAMESPACE and value.ref in MODULE_BASE_CLASSES:
                 info.kind = ClassKind.MODULE
+                continue
             elif value.kind is Kind.NAMESPACE and value.ref in _DATASET_BASES:
                 info.kind = ClassKind.DATASET
             elif value.kind is Kind.NAMESPACE and torch_api.nn_module(value.ref):
@@ -84,6 +91,8 @@ class Classes(Part):
                 unknown_base = True
                 info.base_stateful = None
                 info.open_base = info.open_base or self._may_be_module(base.value, value, env)
+            if base.keyword is None and dotted_name(base.value) not in _NEUTRAL_BASES:
+                info.framework_base = True
         for item in statement.body.body:
             if isinstance(item, cst.FunctionDef):
                 info.methods[item.name.value] = FunctionInfo(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from devlint.core.callers import rests_on_no_caller
 from devlint.core.events import Collective, Facts, ModuleCall, Operand, OperandsMeet
 from devlint.core.lattice import (
     CPU,
@@ -184,13 +185,16 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
             and not _reduced_in_a_process_group(clash, event, facts)  # reads every event: last
         )
     if not device.tensor:
-        return device != MODULE_DEVICE or _modules_may_be_placed(facts)
+        if device != MODULE_DEVICE:
+            return True
+        return _modules_may_be_placed(facts) and not rests_on_no_caller(event, facts)
     function = event.function
     return (
         facts.places_tensors
         and function is not None
         and origin is not None
         and inside(facts, origin.node, function.body)
+        and not rests_on_no_caller(event, facts)
     )
 
 

@@ -15,7 +15,8 @@ from devlint.core.positions import NotInModule, Positions
 from devlint.core.values import Value
 
 if TYPE_CHECKING:
-    from devlint.core.imports import ModuleScope
+    from devlint.core.imports import Importer, ModuleScope
+    from devlint.core.scopes import FunctionInfo
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +48,11 @@ class OperandsMeet:
     elsewhere: cst.CSTNode | None = None
     """Where in another file's code this happened, when a call of this file (``node``) ran
     it with values from here; None: in this file."""
+    root: FunctionInfo | None = None
+    """The function whose run with unknown arguments this happened in (perhaps in code it
+    calls); None: at module level, or in a call the module level makes."""
+    root_site: cst.CSTNode | None = None
+    """Where in ``root`` it happened: ``node``, or the call of ``root`` that led to it."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +66,11 @@ class ModuleCall:
     elsewhere: cst.CSTNode | None = None
     """Where in another file's code this happened, when a call of this file (``node``) ran
     it with values from here; None: in this file."""
+    root: FunctionInfo | None = None
+    """The function whose run with unknown arguments this happened in (perhaps in code it
+    calls); None: at module level, or in a call the module level makes."""
+    root_site: cst.CSTNode | None = None
+    """Where in ``root`` it happened: ``node``, or the call of ``root`` that led to it."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -259,6 +270,7 @@ class Facts:
     sets_cuda_device: bool = False  # the file calls torch.cuda.set_device
     places_tensors: bool = False  # the file moves tensors, reads `.device`, passes `device=`
     test_module: bool = False  # a pytest module: nothing imports it
+    importer: Importer | None = None  # what the project's other files hold, when known
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     imported: list[ModuleScope] = field(default_factory=list)  # project modules it reached
     cited: list[tuple[str, int]] = field(default_factory=list)

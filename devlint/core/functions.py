@@ -94,7 +94,11 @@ class Functions(Part):
             if info.owner is None:
                 info.closure = scope
             receiver = self._generic_receiver(info)
-            self.run_function(info, self.bind_parameters(info, None, receiver))
+            self.state.free_runs.append(info)
+            try:
+                self.run_function(info, self.bind_parameters(info, None, receiver))
+            finally:
+                self.state.free_runs.pop()
 
     def mark_analysed(self, info: FunctionInfo) -> bool:
         """Note the context-free analysis of ``info`` (for its class); False if done before."""

@@ -89,6 +89,11 @@ class Importer(Protocol):
         ``folders``: what the importing file added to ``sys.path`` before this import."""
         ...
 
+    def mentions(self, name: str) -> bool | None:
+        """Whether the project's code mentions ``name`` other than where a function of that
+        name is defined (None: not known)."""
+        ...
+
 
 def project_module(
     importer: Importer | None, name: str, level: int, folders: tuple[str, ...]

@@ -96,7 +96,9 @@ class ClassInfo:
     and ``placed`` the module as it leaves ``__init__`` when that device does not
     depend on the arguments (``self.to(self.device)`` with a device chosen inside);
     ``open_base`` whether a base outside the file may be an ``nn.Module`` (its
-    ``.to()`` would then move what ``__init__`` registers).
+    ``.to()`` would then move what ``__init__`` registers); ``framework_base`` whether a
+    base is neither ``nn.Module`` nor a class of the project (a framework's class, which
+    may call its methods: Lightning's ``training_step``, a ``Dataset``'s ``__getitem__``).
 
     A class of another file has its ``__init__`` analysed when a file importing
     it first asks for one of these (``settle``): most imported classes are
@@ -111,6 +113,7 @@ class ClassInfo:
     _moves_itself: bool = False
     _placed: Value | None = None
     open_base: bool = False
+    framework_base: bool = False  # a base other than nn.Module and the project's classes
     base_stateful: bool | None = False  # whether its bases own state (None: one may)
     settle: Callable[[], None] | None = field(default=None, repr=False)
     built_by: set[str] = field(default_factory=set)  # construction helpers ``__init__`` ran

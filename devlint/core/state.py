@@ -25,13 +25,15 @@ if TYPE_CHECKING:
     from devlint.core.expressions import Expressions
     from devlint.core.functions import Functions
     from devlint.core.imports import Importer, ModuleScope
-    from devlint.core.scopes import ClassInfo
+    from devlint.core.scopes import ClassInfo, FunctionInfo
     from devlint.core.statements import Flow
     from devlint.core.wrappers import Wrappers
 
 
 _RESITED = (OperandsMeet, ModuleCall, Collective)
 """Events of another file's code that values from this file may cause."""
+_ROOTED = (OperandsMeet, ModuleCall)
+"""Events whose assumed devices depend on the run they happen in (``root``)."""
 
 
 @dataclass
@@ -61,12 +63,20 @@ class AnalysisState:
     home_calls: list[tuple[cst.Call, cst.FunctionDef | None]] = field(default_factory=list)
     """The calls of this file's code being evaluated, innermost last, with their function."""
     search_folders: list[str] = field(default_factory=list)
+    free_runs: list[FunctionInfo] = field(default_factory=list)
+    """The functions being run with unknown arguments (``flush_pending``), outermost first."""
     """Folders the file's top level adds to ``sys.path`` (``sys.path.append("core")``)."""
 
     def record(self, event: object) -> None:
         """Keep an event for the rules. Code of another file that this file's call runs is
         kept as happening at that call, for the rules to report what values from here cause
-        there; the other file's own analysis reports the rest."""
+        there; the other file's own analysis reports the rest. A meeting is stamped with the
+        run it happens in now (a cached call's events are replayed in another run)."""
+        if isinstance(event, _ROOTED):
+            root = self.free_runs[0] if self.free_runs else None
+            site = self._site_in(root, event.node)
+            if event.root is not root or event.root_site is not site:
+                event = replace(event, root=root, root_site=site)
         if self.code_home() is None:
             self.events.append(event)
         elif isinstance(event, _RESITED) and self.home_calls:
@@ -75,6 +85,12 @@ class AnalysisState:
             if not isinstance(moved, Collective):
                 moved = replace(moved, function=function)
             self.events.append(moved)
+
+    def _site_in(self, root: FunctionInfo | None, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The call of ``root``'s body that is being evaluated now, or ``node`` itself."""
+        if root is None:
+            return None
+        return next((call for call, function in self.home_calls if function is root.node), node)
 
     def replay(self, events: list[object]) -> None:
         """Record again what a cached call or construction recorded the first time."""

@@ -420,3 +420,28 @@ def is_classmethod(node: cst.FunctionDef) -> bool:
         isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
         for d in node.decorators
     )
+
+
+DEVICE_FOLLOWING_CALLS = frozenset(
+    {"to", "cuda", "cpu", "type_as", "new_zeros", "new_ones", "new_full", "new_empty",
+     "new_tensor", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
+     "randn_like", "randint_like", "get_device"}
+)  # fmt: skip
+"""Calls that place a value or follow another's device: code written with devices in mind."""
+
+
+def device_handling(function: cst.FunctionDef) -> list[cst.CSTNode]:
+    """Where a function's own code reads or chooses a device (``x.device``, ``x.is_cuda``,
+    ``.to(...)``, ``device=``, ``x.new_zeros(...)``, ``torch.zeros_like(x)``): what shows
+    that it expects its values on some device (nested functions included)."""
+    return [node for node in descendants(function.body) if _reads_or_chooses_a_device(node)]
+
+
+def _reads_or_chooses_a_device(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Attribute):  # a value's `.device`, not the `torch.device` type
+        return node.attr.value in ("device", "is_cuda") and dotted_name(node) != "torch.device"
+    if not isinstance(node, cst.Call):
+        return False
+    return last_name(node.func) in DEVICE_FOLLOWING_CALLS or any(
+        arg.keyword is not None and arg.keyword.value == "device" for arg in node.args
+    )

@@ -1,0 +1,70 @@
+"""Whether a run with unknown arguments rests on a caller: the premise of assumed devices.
+
+A function run with nothing known of its caller takes its receiver for a module someone
+placed on a GPU (``the module's device``) and its tensor parameters for tensors on a
+caller's device. For code someone calls with models and tensors on a GPU, that is the
+point: the bug shows before any caller exists. But a method nothing calls — a model's
+``test()`` self-check that forwards a CPU tensor through the fresh model, a helper left
+from an experiment — has no such caller, and unless its own code reads or chooses a
+device, nothing shows that it ever meets one.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.positions import NotInModule
+from devlint.core.scopes import FunctionInfo
+from devlint.core.syntax import device_handling, dotted_name
+
+_RUNTIME_CALLED = frozenset({"forward", "extra_repr", "_load_from_state_dict", "_apply"})
+"""Methods of an ``nn.Module`` that torch itself calls."""
+_PLAIN_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "torch.no_grad", "torch.inference_mode",
+     "torch.enable_grad", "no_grad", "inference_mode", "abstractmethod", "abc.abstractmethod"}
+)  # fmt: skip
+"""Decorators that do not hand the function to a framework that calls it."""
+_CACHE_KEY = "runs nobody calls"  # facts.cache: FunctionInfo -> its device handling, or None
+
+
+def rests_on_no_caller(event: OperandsMeet | ModuleCall, facts: Facts) -> bool:
+    """Whether ``event`` happened in the run of a function with unknown arguments that no
+    code of the project calls, before that function's own code read or chose a device
+    (a self-test that forwards a CPU sample and then moves the model is CPU code there)."""
+    root, site = event.root, event.root_site
+    if root is None or site is None:
+        return False
+    known = facts.cache.setdefault(_CACHE_KEY, {})
+    if root not in known:
+        known[root] = device_handling(root.node) if _uncalled(root, facts) else None
+    handling = known[root]
+    if handling is None:
+        return False
+    try:
+        at = facts.span_of(site)[0]
+        return all(facts.span_of(node)[0] >= at for node in handling)
+    except NotInModule:
+        return False
+
+
+def _uncalled(info: FunctionInfo, facts: Facts) -> bool:
+    """Nothing of the project can call ``info``: not torch, pytest, a framework base or a
+    decorator's registry, and no code of the project mentions its name."""
+    name = info.name
+    if name in _RUNTIME_CALLED or (name.startswith("__") and name.endswith("__")):
+        return False
+    if facts.test_module and name.startswith("test"):
+        return False  # pytest calls it
+    if any(not _plain(decorator.decorator) for decorator in info.node.decorators):
+        return False
+    if info.owner is not None and info.owner.framework_base:
+        return False
+    if facts.importer is None:
+        return False
+    return facts.importer.mentions(name) is False
+
+
+def _plain(decorator: cst.BaseExpression) -> bool:
+    called = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return dotted_name(called) in _PLAIN_DECORATORS

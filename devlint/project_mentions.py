@@ -1,0 +1,103 @@
+"""Which names a project's code mentions: whether anything in the project can call a function.
+
+A function's run with unknown arguments takes its receiver for a module someone placed on
+a GPU, and its tensor parameters for tensors on a caller's device. That premise rests on a
+caller. For a method nothing in the project names (a model's never-called ``test()``
+self-check, a dead helper), only the function's own code can say that it expects a device.
+So the analysis asks whether a name is mentioned anywhere in the project's code (comments
+and strings left out) other than where a function of that name is defined.
+
+The scan is lexical and errs towards "mentioned": any identifier of that name counts
+(an attribute, a variable, another function's call), so only a name that appears nowhere
+else is taken as unmentioned. A project too large to scan at once is not scanned: every
+name is then unknown, as without a project.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from devlint.reading import content_digest, read_regular_file
+
+MAX_FILES = 20_000
+"""Python files of a project scanned at most; past it, the project is not scanned."""
+MAX_BYTES = 200_000_000
+"""Bytes of Python scanned at most; past it, the project is not scanned."""
+
+_SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site-packages"})
+
+_TOKENS = re.compile(
+    r"""\#[^\n]*"""  # a comment
+    r"""|[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
+    r"""|\bdef\s+[A-Za-z_]\w*"""  # a definition: not a mention of its name
+    r"""|([A-Za-z_]\w*)"""
+)
+
+_EXPORTS = re.compile(r"^__all__\s*\+?=\s*[\[(]([^\])]*)", re.MULTILINE)
+"""A module's ``__all__``: the names it exports are called by code outside the project."""
+_QUOTED = re.compile(r"""["']([A-Za-z_]\w*)["']""")
+
+
+@dataclass(eq=False)
+class ProjectMentions:
+    """How often each identifier occurs in the code of a project's ``.py`` files."""
+
+    root: Path
+    _counts: Counter[str] | None = None
+    _files: list[tuple[Path, str]] | None = field(default=None, repr=False)
+
+    def mentioned(self, name: str) -> bool | None:
+        """Whether code of the project mentions ``name`` outside a ``def`` of it; None when
+        the project could not be scanned."""
+        counts = self._scan()
+        return None if counts is None else counts[name] > 0
+
+    def files(self) -> list[tuple[Path, str]]:
+        """The files scanned, with the digests of what was read: an answer rests on all."""
+        self._scan()
+        return list(self._files or ())
+
+    def forget(self) -> None:
+        """Scan again at the next question (files may have changed)."""
+        self._counts = self._files = None
+
+    def _scan(self) -> Counter[str] | None:
+        if self._files is not None:
+            return self._counts
+        counts: Counter[str] = Counter()
+        files: list[tuple[Path, str]] = []
+        total = 0
+        for path in _python_files(self.root):
+            try:
+                data = read_regular_file(path)
+            except (OSError, ValueError):
+                continue
+            total += len(data)
+            files.append((path, content_digest(data)))
+            if len(files) > MAX_FILES or total > MAX_BYTES:
+                self._counts, self._files = None, []
+                return None
+            text = data.decode("utf-8", errors="replace")
+            counts.update(match for match in _TOKENS.findall(text) if match)
+            for listed in _EXPORTS.findall(text):
+                counts.update(_QUOTED.findall(listed))
+        self._counts, self._files = counts, files
+        return counts
+
+
+def _python_files(root: Path):
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if not name.startswith(".")
+            and name not in _SKIPPED_FOLDERS
+            and not os.path.exists(os.path.join(folder, name, "pyvenv.cfg"))
+        )
+        for name in sorted(names):
+            if name.endswith(".py"):
+                yield Path(folder, name)
