@@ -18,7 +18,13 @@ from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known, is_placed
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.statements import Frame
-from devlint.core.syntax import dotted_name, is_device_name, is_loader_name, receiver_name
+from devlint.core.syntax import (
+    descendants,
+    dotted_name,
+    is_device_name,
+    is_loader_name,
+    receiver_name,
+)
 from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
 from devlint.core.values import (
     CALL_RESULT,
@@ -86,9 +92,14 @@ class Functions(Part):
         Functions with tensor parameters go last, so that the calls the others make
         to them are seen first (see ``_tensor_parameters``); a function that only
         takes sequences of tensors goes first, as the callers that build them do.
+        Within each group callers go before the functions they call, for the same reason.
         """
         pending = self.pending.pop()
-        for info in sorted(pending, key=lambda info: bool(self._tensor_parameters(info).tensors)):
+        order = _callers_first(pending)
+        for info in sorted(
+            pending,
+            key=lambda info: (bool(self._tensor_parameters(info).tensors), order[info]),
+        ):
             if not self.mark_analysed(info):
                 continue
             if info.owner is None:
@@ -371,3 +382,41 @@ def args_signature(args: Args) -> tuple:
     positional = tuple(signature(value) for _, value in args.positional)
     keywords = tuple(sorted((name, signature(value)) for name, (_, value) in args.keywords.items()))
     return positional, keywords
+
+
+def _callers_first(pending: list[FunctionInfo]) -> dict[FunctionInfo, int]:
+    """A position for each function, callers before the functions they call (by plain name,
+    or as ``self.f``, ``cls.f``, ``Class.f``); a cycle is broken in definition order."""
+    by_name: dict[str, list[FunctionInfo]] = {}
+    for info in pending:
+        by_name.setdefault(info.name, []).append(info)
+    seen: set[FunctionInfo] = set()
+    finished: list[FunctionInfo] = []  # each after everything it calls (depth first)
+    for start in pending:
+        if start in seen:
+            continue
+        seen.add(start)
+        stack = [(start, iter(_callees(start, by_name)))]
+        while stack:
+            info, callees = stack[-1]
+            callee = next((callee for callee in callees if callee not in seen), None)
+            if callee is None:
+                finished.append(info)
+                stack.pop()
+            else:
+                seen.add(callee)
+                stack.append((callee, iter(_callees(callee, by_name))))
+    return {info: position for position, info in enumerate(reversed(finished))}
+
+
+def _callees(info: FunctionInfo, by_name: dict[str, list[FunctionInfo]]) -> list[FunctionInfo]:
+    found = []
+    for node in descendants(info.node.body):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            func = func.attr
+        if isinstance(func, cst.Name):
+            found += [callee for callee in by_name.get(func.value, ()) if callee is not info]
+    return found
