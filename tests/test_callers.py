@@ -93,11 +93,11 @@ import torch
 __all__ = ["same_ranks"]
 
 
-def same_ranks(ranks: torch.Tensor) -> bool:
+def same_ranks(ranks: torch.Tensor = torch.zeros(3)) -> bool:
     return ranks.equal(torch.arange(ranks.shape[0]))
 
 
-def same_order(ranks: torch.Tensor) -> bool:
+def same_order(ranks: torch.Tensor = torch.zeros(3)) -> bool:
     return ranks.equal(torch.arange(ranks.shape[0]))
 
 
@@ -107,6 +107,16 @@ def placed(x: torch.Tensor, device: torch.device) -> torch.Tensor:
     root = _project(tmp_path, **{"pkg/helpers.py": helpers})
     diagnostics, _ = lint_file_in_project(root / "pkg/helpers.py", DEFAULT_SETTINGS)
     assert _lines(diagnostics) == [(7, "DVL103")]  # not same_order: nothing names it
+
+
+def test_an_entry_point_that_takes_the_users_data_is_called_from_outside(tmp_path):
+    """A library model's ``predict(images)`` is called by its users, with a placed model."""
+    predict = NET.replace(
+        "def self_check(self) -> None:", "def self_check(self, size: int) -> None:"
+    )
+    root = _project(tmp_path, **{"models/net.py": predict, "tests/test_models.py": CALLERS})
+    diagnostics, _ = lint_file_in_project(root / "models/net.py", DEFAULT_SETTINGS)
+    assert _lines(diagnostics) == [(15, "DVL103"), (19, "DVL103"), (24, "DVL103")]
 
 
 def test_a_method_a_framework_base_may_call_is_taken_as_called(tmp_path):

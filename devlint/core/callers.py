@@ -3,10 +3,11 @@
 A function run with nothing known of its caller takes its receiver for a module someone
 placed on a GPU (``the module's device``) and its tensor parameters for tensors on a
 caller's device. For code someone calls with models and tensors on a GPU, that is the
-point: the bug shows before any caller exists. But a method nothing calls — a model's
-``test()`` self-check that forwards a CPU tensor through the fresh model, a helper left
-from an experiment — has no such caller, and unless its own code reads or chooses a
-device, nothing shows that it ever meets one.
+point: the bug shows before any caller exists. But a method nothing calls and that
+needs no argument — a model's ``test()`` self-check that forwards a CPU sample it makes
+through the fresh model — has no such caller, and unless its own code reads or chooses a
+device, nothing shows that it ever meets one. (One that takes the user's data, such as a
+model's ``predict(image_path)``, is an entry point of a library: its users call it.)
 """
 
 from __future__ import annotations
@@ -49,8 +50,12 @@ def rests_on_no_caller(event: OperandsMeet | ModuleCall, facts: Facts) -> bool:
 
 
 def _uncalled(info: FunctionInfo, facts: Facts) -> bool:
-    """Nothing of the project can call ``info``: not torch, pytest, a framework base or a
-    decorator's registry, and no code of the project mentions its name."""
+    """``info`` runs on its own and nothing of the project calls it: it needs no argument
+    (a self-check that makes its own sample, not an entry point that takes the user's data),
+    and neither torch, pytest, a framework base, a decorator's registry nor any code of the
+    project names it."""
+    if _needs_arguments(info):
+        return False
     name = info.name
     if name in _RUNTIME_CALLED or (name.startswith("__") and name.endswith("__")):
         return False
@@ -63,6 +68,16 @@ def _uncalled(info: FunctionInfo, facts: Facts) -> bool:
     if facts.importer is None:
         return False
     return facts.importer.mentions(name) is False
+
+
+def _needs_arguments(info: FunctionInfo) -> bool:
+    """Whether a call must pass something (``self`` and ``cls`` aside)."""
+    params = info.node.params
+    positional = [*params.posonly_params, *params.params]
+    static = any(dotted_name(d.decorator) == "staticmethod" for d in info.node.decorators)
+    if info.owner is not None and not static:
+        positional = positional[1:]
+    return any(param.default is None for param in (*positional, *params.kwonly_params))
 
 
 def _plain(decorator: cst.BaseExpression) -> bool:

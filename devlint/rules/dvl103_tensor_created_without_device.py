@@ -53,10 +53,10 @@ class TensorCreatedWithoutDevice(Rule):
     chooses: a warning "fails when `x` is on a GPU", given only in files that
     place tensors somewhere and for parameters that no caller in the file fills
     with a known value. Both assumptions rest on a caller: in a function that
-    nothing in the project calls (a model's never-called `test()` self-check,
-    a dead helper; a name the project's code never mentions, outside comments
-    and strings, and that no `__all__` exports), they hold only after its own
-    code reads or chooses a device.
+    needs no argument and that nothing in the project calls (a model's
+    never-called `test()` self-check on a sample it makes; a name the project's
+    code never mentions, outside comments and strings, and that no `__all__`
+    exports), they hold only after its own code reads or chooses a device.
 
     Not reported: CPU 0-dim constants in elementwise ops (PyTorch accepts
     them), `device=x.device`, `x.new_*`, `*_like`, results only used on the CPU.
