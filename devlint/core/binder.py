@@ -23,7 +23,10 @@ class Split:
     """``joined`` was ``when_true`` where ``key`` held and ``when_false`` where it did not.
 
     ``stamp`` is what the flag's names were bound to then: the split is stale once
-    one is rebound, and once the name no longer holds ``joined``.
+    one is rebound, and once the name no longer holds ``joined``. ``earlier`` is the split
+    of an earlier ``if`` whose join one side still held (``if distributed: m = DDP(m)``,
+    then ``if fuse: m = fuse(m)``): where a test takes that side, the earlier split holds
+    again (``assert not fuse and not distributed`` leaves the model unwrapped).
     """
 
     key: str
@@ -31,6 +34,7 @@ class Split:
     joined: Value
     when_true: Value
     when_false: Value
+    earlier: Split | None = None
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -143,6 +147,9 @@ class Env:
         """Bind ``name`` to what a branch test says it is inside the branch."""
         narrowing = Narrowing(name, self.get(name), value, self.splits.pop(name, None))
         self._bind(name, value)
+        earlier = narrowing.split.earlier if narrowing.split is not None else None
+        if earlier is not None and earlier.joined is value:
+            self.splits[name] = earlier
         return narrowing
 
     def widen(self, narrowings: list[Narrowing]) -> None:
@@ -171,7 +178,8 @@ class Env:
         for name, joined in self.bindings.items():
             yes, no = when_true.bindings.get(name), when_false.bindings.get(name)
             if yes is not None and no is not None and yes is not no:
-                self.splits[name] = Split(flag.key, stamp, joined, yes, no)
+                earlier = _held(when_true, name, yes) or _held(when_false, name, no)
+                self.splits[name] = Split(flag.key, stamp, joined, yes, no, earlier)
 
 
 def join_envs(a: Env | None, b: Env | None, *, guarded: bool = False) -> Env | None:
@@ -214,6 +222,12 @@ def _join_splits(a: Env, b: Env, joined: dict[str, Value], guarded: bool) -> dic
             join_values(mine.when_false, theirs.when_false, guarded=guarded),
         )
     return splits
+
+
+def _held(env: Env, name: str, value: Value) -> Split | None:
+    """The split of ``name`` on a path where it still holds that split's join."""
+    split = env.splits.get(name)
+    return split if split is not None and split.joined is value else None
 
 
 def _valid(env: Env, name: str, split: Split) -> bool:

@@ -366,7 +366,22 @@ class Flow(Part):
         return env
 
     def _assert(self, statement: cst.Assert, env: Env) -> Env:
+        """After ``assert test``, the code runs only where the test held: an earlier ``if`` on
+        the same flag took its true side (``assert not is_distributed`` leaves the model
+        unwrapped), as in an ``if test:`` body, for each part of an ``and`` (in any order: a
+        part may uncover what an earlier one's ``if`` left, so they are taken again while
+        one narrows something)."""
         self.expressions.eval(statement.test, env)
+        tests = _conjuncts(statement.test)
+        for _ in tests:
+            narrowed = False
+            for test in tests:
+                facts = self._test_facts(test)
+                if facts.wrapped is not None and facts.negated:
+                    self._unwrap(facts.wrapped, env)
+                narrowed |= bool(self._narrow(test, env, facts.flag, True))
+            if not narrowed:
+                break
         return env
 
     # -- binding ----------------------------------------------------------------
@@ -801,3 +816,10 @@ def _replace_state_of_module(path: str, value: Value, env: Env) -> None:
 
 def _star_member(scope: ModuleScope, name: str) -> Value:
     return scope.bound(name) or UNKNOWN_VALUE
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The parts that all hold where ``test`` holds: ``a and (b and c)`` gives a, b, c."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
