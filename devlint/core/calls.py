@@ -556,7 +556,9 @@ class Calls(Part):
         return init is not None and self.flow.function is init.node and info.builds_with(name)
 
     def register(self, receiver_node: cst.BaseExpression, name: str, args: Args, env: Env) -> Value:
-        """``self.register_buffer("mask", t)`` binds ``self.mask`` to a buffer."""
+        """``self.register_buffer("mask", t)`` binds ``self.mask`` to a buffer; a buffer
+        registered as ``None`` (``register_buffer("weight", weight)`` with no weight given)
+        holds nothing that ``Module.to()`` moves or that must share an input's device."""
         label = args.get(0, "name")
         given = args.get(1) or next(
             (args.keywords[k] for k in _REGISTERED_KEYWORDS[name] if k in args.keywords), None
@@ -565,7 +567,9 @@ class Calls(Part):
         attribute = string_value(label[0]) if label else None
         if owner is not None and attribute is not None and given is not None:
             value = given[1]
-            if name == "register_buffer" or name == "register_parameter":
+            if value.kind is Kind.NONE:
+                pass
+            elif name == "register_buffer" or name == "register_parameter":
                 value = Value(
                     Kind.TENSOR,
                     value.device,

@@ -221,9 +221,14 @@ class Classes(Part):
         owns state exactly when what it is given does: its ``__init__`` is run
         again with the arguments when one of them is a module known to own state
         or known not to (what ``__init__`` alone assumed of its parameters, e.g.
-        that one typed ``nn.Module`` is a model, gives way to what it is given).
+        that one typed ``nn.Module`` is a model, gives way to what it is given), and when
+        it registers a buffer or parameter it may be given (``register_buffer("weight",
+        weight)``: with no weight given, the buffer is ``None`` and holds no tensor).
         """
-        if not any(_is_state(value) and value.stateful is not None for _, value in args.all()):
+        given_modules = any(
+            _is_state(value) and value.stateful is not None for _, value in args.all()
+        )
+        if not given_modules and not _registers_what_it_is_given(info):
             return info.stateful
         init = info.methods.get("__init__")
         if init is None or not self.functions.can_enter(init):
@@ -268,6 +273,13 @@ def _calls_hook(info: ClassInfo, method: FunctionInfo, overrides: set[str]) -> b
 def _is_state(value: Value) -> bool:
     """A submodule, parameter or buffer: what ``Module.to()`` moves."""
     return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
+
+
+def _registers_what_it_is_given(info: ClassInfo) -> bool:
+    """A buffer or parameter from no creation ``__init__`` shows: maybe an argument."""
+    return bool(info.stateful) and any(
+        value.ref in (PARAMETER, BUFFER) and value.origin is None for value in info.attrs.values()
+    )
 
 
 def _acts_as_module(info: ClassInfo) -> bool:
