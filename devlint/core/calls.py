@@ -308,12 +308,29 @@ class Calls(Part):
         return UNKNOWN
 
     def device_keyword(self, args: Args) -> Device | None:
+        """The ``device=`` a call is given: spelt out, or in a ``**mapping`` (``torch.rand(n,
+        **kwargs)`` with ``kwargs = {"device": x.device}``; the ``**factory_kwargs`` of
+        torch's own modules). A mapping whose keys are unknown may hold one: unknown."""
         given = args.keywords.get("device")
+        if given is None:
+            given = self._device_in_mappings(args)
+        if given is UNKNOWN:
+            return UNKNOWN
         if given is None:
             return None
         self.state.places_tensors = True
         device = self.device_argument(*given)
         return UNKNOWN if device is None else device
+
+    def _device_in_mappings(self, args: Args) -> tuple[cst.BaseExpression, Value] | Device | None:
+        for star, node, value in args.unpacked:
+            if star != "**":
+                continue
+            if value.keys is None or value.items is None:
+                return UNKNOWN  # a mapping whose keys are unknown may hold `device`
+            if "device" in value.keys:
+                return node, value.items[value.keys.index("device")]
+        return None
 
     def torch_device(self, node: cst.Call, args: Args) -> Value:
         """``torch.device("cuda", 1)``, ``torch.device(name)``, ``torch.device(f"cuda:{r}")``."""
