@@ -43,50 +43,77 @@ _QUOTED = re.compile(r"""["']([A-Za-z_]\w*)["']""")
 
 
 @dataclass(eq=False)
+class _Scanned:
+    """What one file was read as: its stamp on disk, digest and identifier counts."""
+
+    stamp: tuple[int, int]
+    digest: str
+    counts: Counter[str]
+
+
+@dataclass(eq=False)
 class ProjectMentions:
-    """How often each identifier occurs in the code of a project's ``.py`` files."""
+    """How often each identifier occurs in the code of a project's ``.py`` files. After
+    ``forget`` (an editor's next lint) only the files whose stamp changed are read again."""
 
     root: Path
-    _counts: Counter[str] | None = None
-    _files: list[tuple[Path, str]] | None = field(default=None, repr=False)
+    _files: dict[Path, _Scanned] = field(default_factory=dict, repr=False)
+    _counts: Counter[str] = field(default_factory=Counter, repr=False)
+    _current: bool = False
+    _too_large: bool = False
 
     def mentioned(self, name: str) -> bool | None:
         """Whether code of the project mentions ``name`` outside a ``def`` of it; None when
         the project could not be scanned."""
-        counts = self._scan()
-        return None if counts is None else counts[name] > 0
+        self._scan()
+        return None if self._too_large else self._counts[name] > 0
 
     def files(self) -> list[tuple[Path, str]]:
         """The files scanned, with the digests of what was read: an answer rests on all."""
         self._scan()
-        return list(self._files or ())
+        return [(path, scanned.digest) for path, scanned in self._files.items()]
 
     def forget(self) -> None:
-        """Scan again at the next question (files may have changed)."""
-        self._counts = self._files = None
+        """Look at the files again at the next question (they may have changed)."""
+        self._current = False
 
-    def _scan(self) -> Counter[str] | None:
-        if self._files is not None:
-            return self._counts
-        counts: Counter[str] = Counter()
-        files: list[tuple[Path, str]] = []
+    def _scan(self) -> None:
+        if self._current:
+            return
+        self._current, self._too_large = True, False
+        seen: set[Path] = set()
         total = 0
         for path in _python_files(self.root):
             try:
-                data = read_regular_file(path)
-            except (OSError, ValueError):
+                status = os.stat(path)
+            except OSError:
                 continue
-            total += len(data)
-            files.append((path, content_digest(data)))
-            if len(files) > MAX_FILES or total > MAX_BYTES:
-                self._counts, self._files = None, []
-                return None
-            text = data.decode("utf-8", errors="replace")
-            counts.update(match for match in _TOKENS.findall(text) if match)
-            for listed in _EXPORTS.findall(text):
-                counts.update(_QUOTED.findall(listed))
-        self._counts, self._files = counts, files
-        return counts
+            seen.add(path)
+            total += status.st_size
+            if len(seen) > MAX_FILES or total > MAX_BYTES:
+                self._too_large = True
+                self._files, self._counts = {}, Counter()
+                return
+            stamp = (status.st_mtime_ns, status.st_size)
+            old = self._files.get(path)
+            if old is None or old.stamp != stamp:
+                self._read(path, stamp, old)
+        for gone in set(self._files) - seen:
+            self._counts.subtract(self._files.pop(gone).counts)
+
+    def _read(self, path: Path, stamp: tuple[int, int], old: _Scanned | None) -> None:
+        if old is not None:
+            self._counts.subtract(self._files.pop(path).counts)
+        try:
+            data = read_regular_file(path)
+        except (OSError, ValueError):
+            return
+        text = data.decode("utf-8", errors="replace")
+        counts = Counter(match for match in _TOKENS.findall(text) if match)
+        for listed in _EXPORTS.findall(text):
+            counts.update(_QUOTED.findall(listed))
+        self._files[path] = _Scanned(stamp, content_digest(data), counts)
+        self._counts.update(counts)
 
 
 def _python_files(root: Path):

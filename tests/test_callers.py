@@ -168,3 +168,18 @@ def test_folders_of_environments_and_hidden_folders_are_not_the_project(tmp_path
     for folder in (".venv/lib", "env/lib/site-packages/pkg", "venv2"):
         (tmp_path / folder / "m.py").write_text("name()\n", encoding="utf-8")
     assert ProjectMentions(tmp_path).mentioned("name") is False
+
+
+def test_a_rescan_reads_what_changed_and_drops_what_went(tmp_path):
+    (tmp_path / "a.py").write_text("name()\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("other()\n", encoding="utf-8")
+    mentions = ProjectMentions(tmp_path)
+    assert mentions.mentioned("name") is True
+    (tmp_path / "a.py").write_text("renamed()\n", encoding="utf-8")
+    assert mentions.mentioned("name") is True  # until told to look again
+    mentions.forget()
+    assert (mentions.mentioned("name"), mentions.mentioned("renamed")) == (False, True)
+    (tmp_path / "b.py").unlink()
+    mentions.forget()
+    assert mentions.mentioned("other") is False
+    assert [path.name for path, _ in mentions.files()] == ["a.py"]
