@@ -282,30 +282,45 @@ def test_cpu_is_inserted_after_parentheses_and_around_operators() -> None:
     ("function", "safe"),
     [
         ("    def forward(self, x, w):\n", False),  # a module's input may be any object
-        ("    def forward(self, x, w: float):\n", False),
         ("    def forward(self, x, w: torch.Tensor):\n", True),
         ("    def forward(self, x, w: Tensor):\n", True),
         ("    def forward(self, x, w):\n        print(w.device)\n", True),
-        ("def f(w: float, n):\n    print(w.device)\n", False),  # the code is wrong
         ("def f(w, n):\n    print(w.device)\n", True),  # read as a tensor already
     ],
-    ids=["input", "float-input", "tensor-input", "bare-tensor-input", "input-reads-device",
-         "float-reads-device", "reads-device"],
+    ids=["input", "tensor-input", "bare-tensor-input", "input-reads-device", "reads-device"],
 )  # fmt: skip
 def test_device_fix_is_safe_only_where_the_partner_is_known_to_be_a_tensor(
     function: str, safe: bool
 ) -> None:
     """A safe fix once wrote ``device=width_mult.device`` for a float, and broke every model
     built through that function: torch operations take Python numbers too."""
+    found = lint_source(_pow_of(function), "x.py", _settings("DVL103"))
+    [fix] = [d.fix for d in found if d.code == "DVL103"]
+    assert fix is not None and fix.title == "Create it on `w.device`"
+    assert fix.safe is safe
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "    def forward(self, x, w: float):\n",
+        "def f(w: float, n):\n    print(w.device)\n",  # the code is wrong, not the device
+        "    def forward(self, x, w=10000):\n",
+    ],
+    ids=["float-input", "float-reads-device", "int-default"],
+)
+def test_a_parameter_annotated_or_defaulted_as_a_number_is_no_tensor(function: str) -> None:
+    """``torch.pow(w, e)`` takes a Python number: a ``w: float`` is on no device."""
+    found = lint_source(_pow_of(function), "x.py", _settings("DVL103"))
+    assert [d.code for d in found] == []
+
+
+def _pow_of(function: str) -> str:
     method = function.startswith(" ")
     indent = "        " if method else "    "
-    source = (
+    return (
         "import torch\nfrom torch import Tensor, nn\n\n\n"
         + ("class M(nn.Module):\n" if method else "")
         + function
         + f"{indent}e = torch.arange(4)\n{indent}return torch.pow(w, e)\n"
     )
-    found = lint_source(source, "x.py", _settings("DVL103"))
-    [fix] = [d.fix for d in found if d.code == "DVL103"]
-    assert fix is not None and fix.title == "Create it on `w.device`"
-    assert fix.safe is safe

@@ -105,8 +105,9 @@ def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> TensorPar
                 for element in target.elements:
                     _note_items(element.value, node.value, names, items)
     tested.update([items[name] for name in tested if name in items])
-    tensors = (found & names) - tested
-    sequences = {items[name] for name in found if name in items} - tensors - tested
+    numbers = {param.name.value for param in params if _python_number(param)}
+    tensors = (found & names) - tested - numbers
+    sequences = {items[name] for name in found if name in items} - tensors - tested - numbers
     return TensorParameters(frozenset(tensors), frozenset(sequences))
 
 
@@ -149,6 +150,24 @@ def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
         yield first.value
     elif spec.sequence_param:  # `torch.cat([state, action], 1)`: each one a tensor
         yield from (e.value.value for e in first.elements if isinstance(e.value, cst.Name))
+
+
+def _python_number(param: cst.Param) -> bool:
+    """A parameter annotated as a number or string (``base: int``), or whose default is one
+    (``theta=10000``): ``torch.pow(base, exps)`` takes it as a Python scalar, no tensor."""
+    if param.annotation is not None:
+        return isinstance(param.annotation.annotation, cst.Name) and (
+            param.annotation.annotation.value in _SCALAR_TYPES
+        )
+    default = param.default
+    if isinstance(default, cst.UnaryOperation):
+        default = default.expression
+    return isinstance(default, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString) or (
+        isinstance(default, cst.Name) and default.value in ("True", "False")
+    )
+
+
+_SCALAR_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
 
 
 def _annotated_tensor(param: cst.Param) -> bool:
