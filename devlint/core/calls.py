@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.core import distributions, torch_api, torch_model
 from devlint.core.binder import Env
-from devlint.core.collectives import distributed_event
+from devlint.core.collectives import distributed_event, launcher_backend
 from devlint.core.device_defaults import unpassed_device_parameters
 from devlint.core.events import (
     CheckpointLoad,
@@ -209,6 +209,10 @@ class Calls(Part):
         args = self.arguments(node, env)
         if callee.kind is Kind.FUNCTION and isinstance(callee.ref, FunctionInfo):
             self.note_kept_device_defaults(node, callee.ref, args, False, env)
+        if _outside_the_file(callee):
+            launched = launcher_backend(node, args)  # `dispatch.run(..., backend="gloo")`
+            if launched is not None:
+                self.state.record(launched)
         return self.call_value(node, callee, args)
 
     def offloaded(self, model: cst.BaseExpression, env: Env) -> None:

@@ -60,7 +60,7 @@ class Classes(Part):
 
     def __init__(self, state: AnalysisState) -> None:
         super().__init__(state)
-        self._keeps_state: dict[tuple, bool | None] = {}  # see `_holds_given_state`
+        self._keeps_state: dict[tuple, tuple] = {}  # see `_holds_given_state`
         self._instances: dict[tuple, tuple[Value, list[object]]] = {}  # see `_construct`
 
     def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
@@ -184,7 +184,9 @@ class Classes(Part):
             device = UNKNOWN if info.moves_itself else CPU
             if info.placed is not None:
                 device, origin = info.placed.device, info.placed.origin or origin
-            stateful = self._holds_given_state(info, args)
+            stateful, given = self._holds_given_state(info, args)
+            if given is not None and info.placed is None and not info.moves_itself:
+                device, origin = given  # built around modules placed already
             return Value(Kind.MODULE, device, origin, stateful=stateful, ref=info)
         instance = self._construct(info, args)
         if info.kind is ClassKind.DATASET:
@@ -214,8 +216,13 @@ class Classes(Part):
         keys, items = tuple(attrs), tuple(attrs.values())
         return Value(Kind.INSTANCE, device, module.origin, keys=keys, items=items, ref=info)
 
-    def _holds_given_state(self, info: ClassInfo, args: Args) -> bool | None:
-        """Whether ``Residual(Block())`` keeps the stateful module it is given.
+    def _holds_given_state(
+        self, info: ClassInfo, args: Args
+    ) -> tuple[bool | None, tuple[Device, Origin | None] | None]:
+        """Whether ``Residual(Block())`` keeps the stateful module it is given, and where its
+        state lives when that is not where it was created: a wrapper built around modules
+        already placed (``Wrapper(net.to(device))``) is on their device (``UNKNOWN`` when
+        its state is on several).
 
         A module class whose ``__init__`` stores an argument (``self.fn = fn``)
         owns state exactly when what it is given does: its ``__init__`` is run
@@ -225,23 +232,27 @@ class Classes(Part):
         it registers a buffer or parameter it may be given (``register_buffer("weight",
         weight)``: with no weight given, the buffer is ``None`` and holds no tensor).
         """
-        given_modules = any(
-            _is_state(value) and value.stateful is not None for _, value in args.all()
+        given_modules = any(  # known to own state or not, or not known to be on the CPU
+            (_is_state(value) and (value.stateful is not None or value.device != CPU))
+            or _placed_module_instance(value)
+            for _, value in args.all()
         )
         if not given_modules and not _registers_what_it_is_given(info):
-            return info.stateful
+            return info.stateful, None
         init = info.methods.get("__init__")
-        if init is None or not self.functions.can_enter(init):
-            return info.stateful
+        if init is None:
+            return info.stateful, None
+        if not self.functions.can_enter(init):  # what it keeps of the placed modules: unseen
+            placed = any(_placed_module_instance(value) for _, value in args.all())
+            return info.stateful, (UNKNOWN, None) if placed else None
         key = (id(init.node), args_signature(args))
         if key not in self._keeps_state:
             mark = len(self.state.events)
             attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
             del self.state.events[mark:]  # the definition's own analysis reported its events
             unseen_base = info.base_stateful is None
-            self._keeps_state[key] = _stateful(
-                attrs.values(), bool(info.base_stateful), unseen_base
-            )
+            stateful = _stateful(attrs.values(), bool(info.base_stateful), unseen_base)
+            self._keeps_state[key] = stateful, _state_device(attrs.values(), info)
         return self._keeps_state[key]
 
     def _construct(self, info: ClassInfo, args: Args) -> Value:
@@ -273,6 +284,33 @@ def _calls_hook(info: ClassInfo, method: FunctionInfo, overrides: set[str]) -> b
 def _is_state(value: Value) -> bool:
     """A submodule, parameter or buffer: what ``Module.to()`` moves."""
     return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
+
+
+def _state_device(attrs, info: ClassInfo) -> tuple[Device, Origin | None] | None:
+    """Where the state ``__init__`` kept lives, when given modules put all of it off the CPU
+    (state it created itself stays on the CPU: the module is then split, and any input
+    meets some of it on another device, as the CPU default says)."""
+    state = [
+        v for v in attrs if (_is_state(v) and v.stateful is not False) or _placed_module_instance(v)
+    ]
+    devices = {v.device for v in state} | ({CPU} if info.base_stateful else set())
+    if not state or CPU in devices:
+        return None
+    if len(devices) > 1:
+        return UNKNOWN, None
+    return state[0].device, state[0].origin
+
+
+def _placed_module_instance(value: Value) -> bool:
+    """An instance of a module class of the project that the code placed somewhere."""
+    return (
+        value.kind is Kind.INSTANCE
+        and isinstance(value.ref, ClassInfo)
+        and value.ref.kind is ClassKind.MODULE
+        and value.device is not None
+        and is_known(value.device)
+        and value.device != CPU
+    )
 
 
 def _registers_what_it_is_given(info: ClassInfo) -> bool:

@@ -56,6 +56,22 @@ def distributed_event(qualname: str, node: cst.Call, args: Args) -> object | Non
     return Collective(node, name, tuple(tensors), group)
 
 
+def launcher_backend(node: cst.Call, args: Args) -> ProcessGroupCreated | None:
+    """A call outside torch that names the backend its processes' group gets
+    (``dispatch.run(client, train, backend="gloo")``, a strategy's
+    ``process_group_backend="nccl"``): the group the code runs in, set up out of view."""
+    for keyword in _BACKEND_KEYWORDS:
+        given = args.keywords.get(keyword)
+        backend = string_value(given[0]) if given is not None else None
+        if backend is not None and backend.split(":")[0].lower() in _BACKENDS | {"cpu", "cuda"}:
+            return ProcessGroupCreated(node, True, backend)
+    return None
+
+
+_BACKEND_KEYWORDS = ("backend", "process_group_backend", "dist_backend")
+_BACKENDS = frozenset({"nccl", "gloo", "mpi", "ucc"})
+
+
 def _distributed_name(qualname: str) -> str | None:
     for prefix in _PREFIXES:
         if qualname.startswith(prefix):

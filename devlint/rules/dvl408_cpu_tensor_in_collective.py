@@ -20,8 +20,10 @@ class CpuTensorInCollective(Rule):
     It stays silent when the file asks for a backend that reduces CPU tensors
     (gloo, MPI, `"cpu:gloo,cuda:nccl"`, or `init_process_group()` with no
     backend, which PyTorch 2 pairs with gloo) and when a `group=` is passed,
-    since that group's backends are not in view. It is an error when the file
-    creates its process group with NCCL alone, a warning otherwise.
+    since that group's backends are not in view. A launcher that sets up the
+    group out of view counts when the file tells it the backend
+    (`dispatch.run(client, train, backend="gloo")`, `process_group_backend=`).
+    It is an error when the file asks for NCCL alone, a warning otherwise.
 
     A collective in a helper of another project file counts when this file
     hands it a tensor it created (`ddp_all_reduce(torch.tensor(count))`); it
