@@ -92,14 +92,15 @@ class Functions(Part):
         Functions with tensor parameters go last, so that the calls the others make
         to them are seen first (see ``_tensor_parameters``); a function that only
         takes sequences of tensors goes first, as the callers that build them do.
-        Within each group callers go before the functions they call, for the same reason.
+        Among those, callers go before the functions they call, for the same reason (the
+        order of the others changes nothing: they have no tensor parameters to be told of).
         """
         pending = self.pending.pop()
-        order = _callers_first(pending)
-        for info in sorted(
-            pending,
-            key=lambda info: (bool(self._tensor_parameters(info).tensors), order[info]),
-        ):
+        tensors = {info: bool(self._tensor_parameters(info).tensors) for info in pending}
+        first = [info for info in pending if not tensors[info]]
+        last = [info for info in pending if tensors[info]]
+        order = _callers_first(last) if len(last) > 1 else {}
+        for info in first + sorted(last, key=lambda info: order.get(info, 0)):
             if not self.mark_analysed(info):
                 continue
             if info.owner is None:
