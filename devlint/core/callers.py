@@ -17,7 +17,7 @@ import libcst as cst
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.core.positions import NotInModule
 from devlint.core.scopes import FunctionInfo
-from devlint.core.syntax import device_handling, dotted_name
+from devlint.core.syntax import decorated_with, device_handling, dotted_name
 
 _RUNTIME_CALLED = frozenset({"forward", "extra_repr", "_load_from_state_dict", "_apply"})
 """Methods of an ``nn.Module`` that torch itself calls."""
@@ -74,8 +74,7 @@ def _needs_arguments(info: FunctionInfo) -> bool:
     """Whether a call must pass something (``self`` and ``cls`` aside)."""
     params = info.node.params
     positional = [*params.posonly_params, *params.params]
-    static = any(dotted_name(d.decorator) == "staticmethod" for d in info.node.decorators)
-    if info.owner is not None and not static:
+    if info.owner is not None and not decorated_with(info.node, "staticmethod"):
         positional = positional[1:]
     return any(param.default is None for param in (*positional, *params.kwonly_params))
 

@@ -36,9 +36,9 @@ from devlint.core.lattice import (
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import Part
 from devlint.core.syntax import (
+    decorated_with,
     descendants,
     dotted_name,
-    is_classmethod,
     is_device_name,
     is_rank_name,
     last_name,
@@ -532,7 +532,7 @@ class Calls(Part):
         if kind is Kind.CLASS and isinstance(receiver.ref, ClassInfo):
             method = receiver.ref.methods.get(name)
             if method is not None:  # `Model.post_process(boxes)`: a method through its class
-                through = receiver if is_classmethod(method.node) else None
+                through = receiver if decorated_with(method.node, "classmethod") else None
                 return self.functions.call_function(method, args, through)
         if kind is Kind.DISTRIBUTION:
             self.expressions.meet(node, name, distributions.operands(receiver, name, args), False)
@@ -588,9 +588,8 @@ class Calls(Part):
         attribute = string_value(label[0]) if label else None
         if owner is not None and attribute is not None and given is not None:
             value = given[1]
-            if value.kind is Kind.NONE:
-                pass
-            elif name == "register_buffer" or name == "register_parameter":
+            registers_a_tensor = name in ("register_buffer", "register_parameter")
+            if registers_a_tensor and value.kind is not Kind.NONE:
                 value = Value(
                     Kind.TENSOR,
                     value.device,
@@ -844,7 +843,4 @@ def _runs_on_the_instance(method: cst.FunctionDef, device: Device) -> bool:
         return False
     if method.name.value == "forward" and not is_placed(device):
         return False
-    return not any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
-        for d in method.decorators
-    )
+    return not decorated_with(method, "staticmethod", "classmethod")

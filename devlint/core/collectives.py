@@ -63,13 +63,14 @@ def launcher_backend(node: cst.Call, args: Args) -> ProcessGroupCreated | None:
     for keyword in _BACKEND_KEYWORDS:
         given = args.keywords.get(keyword)
         backend = string_value(given[0]) if given is not None else None
-        if backend is not None and backend.split(":")[0].lower() in _BACKENDS | {"cpu", "cuda"}:
+        if backend is not None and backend.split(":")[0].lower() in _BACKEND_NAMES:
             return ProcessGroupCreated(node, True, backend)
     return None
 
 
 _BACKEND_KEYWORDS = ("backend", "process_group_backend", "dist_backend")
-_BACKENDS = frozenset({"nccl", "gloo", "mpi", "ucc"})
+_BACKEND_NAMES = frozenset({"nccl", "gloo", "mpi", "ucc", "cpu", "cuda"})
+"""Backends, and the devices of ``"cpu:gloo,cuda:nccl"`` mappings."""
 
 
 def _distributed_name(qualname: str) -> str | None:

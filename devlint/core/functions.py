@@ -19,6 +19,7 @@ from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.statements import Frame
 from devlint.core.syntax import (
+    decorated_with,
     descendants,
     dotted_name,
     is_device_name,
@@ -121,7 +122,7 @@ class Functions(Part):
         return True
 
     def _generic_receiver(self, info: FunctionInfo) -> Value | None:
-        if info.owner is None or _is_static(info.node):
+        if info.owner is None or decorated_with(info.node, "staticmethod", "classmethod"):
             return None
         return Value(Kind.INSTANCE, ref=info.owner)
 
@@ -231,7 +232,7 @@ class Functions(Part):
         env = Env(parent=home.globals_for(info.node, info.closure) if home else info.closure)
         params = info.node.params
         ordered = [*params.posonly_params, *params.params]
-        if receiver is not None and ordered and not _is_staticmethod(info.node):
+        if receiver is not None and ordered and not decorated_with(info.node, "staticmethod"):
             env.set(ordered[0].name.value, receiver)
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
@@ -349,21 +350,6 @@ def _extra_positional(args: Args | None, taken: int) -> Value:
     if args is None or args.starred:
         return UNKNOWN_VALUE
     return Value(Kind.SEQUENCE, items=tuple(value for _, value in args.positional[taken:]))
-
-
-def _is_staticmethod(node: cst.FunctionDef) -> bool:
-    """``@staticmethod``: called through an instance, it still gets no ``self``."""
-    return any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in node.decorators
-    )
-
-
-def _is_static(node: cst.FunctionDef) -> bool:
-    return any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
-        for d in node.decorators
-    )
 
 
 def signature(value: Value | None, depth: int = 2) -> tuple | None:

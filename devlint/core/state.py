@@ -63,9 +63,9 @@ class AnalysisState:
     home_calls: list[tuple[cst.Call, cst.FunctionDef | None]] = field(default_factory=list)
     """The calls of this file's code being evaluated, innermost last, with their function."""
     search_folders: list[str] = field(default_factory=list)
+    """Folders the file's top level adds to ``sys.path`` (``sys.path.append("core")``)."""
     free_runs: list[FunctionInfo] = field(default_factory=list)
     """The functions being run with unknown arguments (``flush_pending``), outermost first."""
-    """Folders the file's top level adds to ``sys.path`` (``sys.path.append("core")``)."""
 
     def record(self, event: object) -> None:
         """Keep an event for the rules. Code of another file that this file's call runs is

@@ -414,11 +414,11 @@ def _is_none_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
-def is_classmethod(node: cst.FunctionDef) -> bool:
-    """``@classmethod``: called through its class, it gets the class as ``cls``."""
+def decorated_with(node: cst.FunctionDef, *names: str) -> bool:
+    """Whether a bare decorator of ``node`` is one of ``names``: ``@staticmethod`` (no
+    ``self`` even through an instance), ``@classmethod`` (the class as ``cls``)."""
     return any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
-        for d in node.decorators
+        isinstance(d.decorator, cst.Name) and d.decorator.value in names for d in node.decorators
     )
 
 
