@@ -5,14 +5,19 @@ one is reported by exactly one rule. Every rule that reports clashes decides in
 its own module which ones it claims; this list only says whose claim comes
 first where two overlap. A tag rule (an unmoved batch, a plain attribute, a
 factory without ``device=``) outranks the generic rules, whose message could
-only say "mixed devices".
+only say "mixed devices". Only the claims of the rules enabled for the file
+take part: a clash that a disabled rule would claim goes to the next claim, so
+``--ignore DVL301`` leaves an unmoved batch to the rules still on.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from devlint.core.conflicts import clashes
 from devlint.core.events import Facts
 from devlint.rule import CLASH_OWNERS, Claim
+from devlint.rules import all_rules
 from devlint.rules import dvl101_mixed_device_operands as dvl101
 from devlint.rules import dvl102_module_input_device as dvl102
 from devlint.rules import dvl103_tensor_created_without_device as dvl103
@@ -36,11 +41,18 @@ CLASH_PRECEDENCE: tuple[Claim, ...] = (
 )
 
 
-def assign(facts: Facts) -> None:
-    """Give each clash of the file to the first claim that accepts it (once per file)."""
+def code_of(claim: Claim) -> str:
+    """The code of the rule whose module defines ``claim``."""
+    return next(rule.meta.code for rule in all_rules() if rule.__module__ == claim.__module__)
+
+
+def assign(facts: Facts, enabled: Collection[str]) -> None:
+    """Give each clash of the file to the first claim of an ``enabled`` rule that accepts
+    it (once per file)."""
+    claims = [claim for claim in CLASH_PRECEDENCE if code_of(claim) in enabled]
     owned = []
     for event, clash in clashes(facts):
-        owner = next((claim for claim in CLASH_PRECEDENCE if claim(facts, event, clash)), None)
+        owner = next((claim for claim in claims if claim(facts, event, clash)), None)
         if owner is not None:
             owned.append((event, clash, owner))
     facts.cache[CLASH_OWNERS] = owned

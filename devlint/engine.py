@@ -141,7 +141,7 @@ def _lint_report(
         facts = analyse(module, settings, importer)
         facts.layout = layout
         facts.test_module = is_test_module(path)
-        clash_owners.assign(facts)
+        clash_owners.assign(facts, {rule.meta.code for rule in rules})
         found = _first_per_place(_diagnostics(facts, rules, path))
     except Exception as error:  # one bad file must not stop the run
         return LintReport([_failure(path, error)])

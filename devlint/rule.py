@@ -106,7 +106,7 @@ def owned_clashes(facts: Facts, *claims: Claim) -> list[tuple[OperandsMeet | Mod
     """
     owners = facts.cache.get(CLASH_OWNERS)
     if owners is None:
-        raise LookupError("clash owners are assigned by devlint.clash_owners.assign(facts)")
+        raise LookupError("clash owners are assigned by devlint.clash_owners.assign")
     return [(event, clash) for event, clash, owner in owners if owner in claims]
 
 

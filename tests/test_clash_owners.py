@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import inspect
 
-from devlint.clash_owners import CLASH_PRECEDENCE
+from devlint.clash_owners import CLASH_PRECEDENCE, code_of
+from devlint.config import Settings
 from devlint.engine import lint_source
 from devlint.rules import all_rules
 
@@ -50,3 +51,21 @@ def test_an_unmoved_batch_used_as_indices_is_reported_once_as_an_unmoved_batch()
     this clash; DVL301 comes first, so it alone reports it."""
     codes = [d.code for d in lint_source(SOURCE, "train.py")]
     assert codes == ["DVL301"]
+
+
+def test_a_clash_whose_first_claimant_is_ignored_goes_to_the_next_claim():
+    """With DVL301 ignored, the same clash is DVL105's: ignoring a rule must not hide
+    a clash another enabled rule accepts."""
+    settings = Settings(ignore=("DVL301",))
+    codes = [d.code for d in lint_source(SOURCE, "train.py", settings)]
+    assert codes == ["DVL105"]
+
+
+def test_a_clash_no_enabled_rule_claims_is_not_reported():
+    settings = Settings(ignore=("DVL301", "DVL105", "DVL101"))
+    assert lint_source(SOURCE, "train.py", settings) == []
+
+
+def test_each_claim_belongs_to_the_rule_of_its_module():
+    assert [code_of(claim) for claim in CLASH_PRECEDENCE][:2] == ["DVL301", "DVL405"]
+    assert code_of(CLASH_PRECEDENCE[-1]) == "DVL102"

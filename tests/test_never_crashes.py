@@ -40,7 +40,7 @@ def _check_every_rule(source: str) -> None:
         return  # LibCST rejects it: the engine reports DVL001 and no rule runs
     try:
         facts = analyse(module, EVERY_RULE)
-        clash_owners.assign(facts)
+        clash_owners.assign(facts, {rule.meta.code for rule in all_rules()})
     except RecursionError:
         return  # nested too deeply: the engine reports DVL004 and no rule runs
     for rule in all_rules():
