@@ -11,6 +11,7 @@ import libcst as cst
 
 from devlint.core import torch_api
 from devlint.core.binder import Env, attributes_of, join_envs
+from devlint.core.events import Event
 from devlint.core.functions import MODULE_BASE_CLASSES, args_signature
 from devlint.core.lattice import (
     CPU,
@@ -61,7 +62,7 @@ class Classes(Part):
     def __init__(self, state: AnalysisState) -> None:
         super().__init__(state)
         self._keeps_state: dict[tuple, tuple] = {}  # see `_holds_given_state`
-        self._instances: dict[tuple, tuple[Value, list[object]]] = {}  # see `_construct`
+        self._instances: dict[tuple, tuple[Value, list[Event]]] = {}  # see `_construct`
 
     def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
         info = ClassInfo(statement, ClassKind.PLAIN)

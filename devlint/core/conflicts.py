@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from devlint.core.callers import rests_on_no_caller
-from devlint.core.events import Collective, Facts, ModuleCall, Operand, OperandsMeet
+from devlint.core.events import Collective, Event, Facts, ModuleCall, Operand, OperandsMeet
 from devlint.core.lattice import (
     CPU,
     MODULE_DEVICE,
@@ -118,7 +118,7 @@ def first_per_source(found: Iterable[tuple[object, Clash]]) -> Iterator[tuple[ob
             yield event, clash
 
 
-def clash_of(event: object, facts: Facts) -> Clash | None:
+def clash_of(event: Event, facts: Facts) -> Clash | None:
     """The clash an event shows, if the analysis can justify it, or None."""
     if isinstance(event, OperandsMeet):
         clash = _most_certain(event.operands, event.strict)
@@ -299,7 +299,7 @@ def source_tag(clash: Clash) -> str | None:
     return origin.tag if origin is not None else None
 
 
-def called_module(event: object, clash: Clash) -> str:
+def called_module(event: Event, clash: Clash) -> str:
     """The qualified name of the module a ``ModuleCall`` calls, when that module is one
     side of the clash ("" otherwise)."""
     module = event.module if isinstance(event, ModuleCall) else None

@@ -6,7 +6,7 @@ Rules read these events; they never walk the tree for devices themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import libcst as cst
 
@@ -28,12 +28,22 @@ class Operand:
     role: str | None = None  # the keyword it was passed as (``weight=``), when known
 
 
+@dataclass(frozen=True, eq=False)
+class Event:
+    """Something the analysis saw happen at ``node``, for the rules to judge."""
+
+    node: cst.CSTNode
+
+
+EventKind = TypeVar("EventKind", bound=Event)
+
+
 ADVANCED_INDEXING = "advanced indexing"  # the operation of `t[idx]` with a tensor `idx`
 INDEX_PUT = "indexed assignment"  # the operation of `t[idx] = v` with a tensor `idx`
 
 
 @dataclass(frozen=True, eq=False)
-class OperandsMeet:
+class OperandsMeet(Event):
     """Tensors combined by an operator, a torch function or a tensor method.
 
     ``strict`` is False for elementwise ops, where PyTorch lets a cpu 0-dim
@@ -56,7 +66,7 @@ class OperandsMeet:
 
 
 @dataclass(frozen=True, eq=False)
-class ModuleCall:
+class ModuleCall(Event):
     """A module (layer, model, loss) called with inputs."""
 
     node: cst.Call
@@ -74,7 +84,7 @@ class ModuleCall:
 
 
 @dataclass(frozen=True, eq=False)
-class DiscardedTransfer:
+class DiscardedTransfer(Event):
     """``x.to(...)``/``x.cuda()``/``x.cpu()`` on a tensor as a bare statement."""
 
     node: cst.Call
@@ -83,7 +93,7 @@ class DiscardedTransfer:
 
 
 @dataclass(frozen=True, eq=False)
-class HostConversion:
+class HostConversion(Event):
     """``t.numpy()`` or ``np.array(t)``: a tensor turned into a NumPy array."""
 
     node: cst.Call
@@ -91,7 +101,7 @@ class HostConversion:
 
 
 @dataclass(frozen=True, eq=False)
-class CheckpointLoad:
+class CheckpointLoad(Event):
     """``torch.load(...)``; ``map_location`` says whether one was given."""
 
     node: cst.Call
@@ -100,7 +110,7 @@ class CheckpointLoad:
 
 
 @dataclass(frozen=True, eq=False)
-class CreateThenMove:
+class CreateThenMove(Event):
     """``torch.zeros(...).to(device)``: a factory's fresh cpu result moved at once."""
 
     node: cst.Call
@@ -110,7 +120,7 @@ class CreateThenMove:
 
 
 @dataclass(frozen=True, eq=False)
-class DeviceDefaultKept:
+class DeviceDefaultKept(Event):
     """``get_batch(keys)`` for ``def get_batch(keys, device="cuda")`` called where the caller
     holds its own run-time ``device``: the callee places its values on the hard-coded default."""
 
@@ -121,7 +131,7 @@ class DeviceDefaultKept:
 
 
 @dataclass(frozen=True, eq=False)
-class LoaderCreated:
+class LoaderCreated(Event):
     """A ``DataLoader(...)`` call and what the analysis knows of its batches and workers."""
 
     node: cst.Call
@@ -132,7 +142,7 @@ class LoaderCreated:
 
 
 @dataclass(frozen=True, eq=False)
-class UnsyncedRead:
+class UnsyncedRead(Event):
     """A non-blocking device-to-host copy read before any synchronisation."""
 
     node: cst.CSTNode
@@ -140,7 +150,7 @@ class UnsyncedRead:
 
 
 @dataclass(frozen=True, eq=False)
-class WrapperCreated:
+class WrapperCreated(Event):
     """``nn.DataParallel(model, ...)`` or ``DistributedDataParallel(model, ...)``."""
 
     node: cst.Call
@@ -148,7 +158,7 @@ class WrapperCreated:
 
 
 @dataclass(frozen=True, eq=False)
-class WrapperAttribute:
+class WrapperAttribute(Event):
     """``wrapped.custom`` where ``custom`` lives on ``wrapped.module`` only."""
 
     node: cst.Attribute
@@ -157,7 +167,7 @@ class WrapperAttribute:
 
 
 @dataclass(frozen=True, eq=False)
-class WrapperCall:
+class WrapperCall(Event):
     """A wrapper called with inputs (its forward)."""
 
     node: cst.Call
@@ -166,7 +176,7 @@ class WrapperCall:
 
 
 @dataclass(frozen=True, eq=False)
-class CheckpointSave:
+class CheckpointSave(Event):
     """``torch.save(payload, ...)``."""
 
     node: cst.Call
@@ -175,7 +185,7 @@ class CheckpointSave:
 
 
 @dataclass(frozen=True, eq=False)
-class StateDictLoad:
+class StateDictLoad(Event):
     """``model.load_state_dict(...)`` on a model that is not wrapped."""
 
     node: cst.Call
@@ -183,7 +193,7 @@ class StateDictLoad:
 
 
 @dataclass(frozen=True, eq=False)
-class ReplicaStateWrite:
+class ReplicaStateWrite(Event):
     """``self.<attr> = ...`` in the ``forward`` of a class wrapped in DataParallel."""
 
     node: cst.CSTNode
@@ -192,7 +202,7 @@ class ReplicaStateWrite:
 
 
 @dataclass(frozen=True, eq=False)
-class Collective:
+class Collective(Event):
     """A ``torch.distributed`` collective (``all_reduce``, ``broadcast``, ...) on tensors."""
 
     node: cst.Call
@@ -205,7 +215,7 @@ class Collective:
 
 
 @dataclass(frozen=True, eq=False)
-class ProcessGroupCreated:
+class ProcessGroupCreated(Event):
     """``init_process_group(...)`` / ``new_group(...)`` and the backend asked for.
 
     ``backend`` is the literal string, None when none was given or it is not a
@@ -246,24 +256,7 @@ class Facts:
     """Everything rules may ask about one analysed file."""
 
     module: cst.Module
-    events: list[object] = field(default_factory=list)  # all of the below, in analysis order
-    operand_meetings: list[OperandsMeet] = field(default_factory=list)
-    module_calls: list[ModuleCall] = field(default_factory=list)
-    discarded_transfers: list[DiscardedTransfer] = field(default_factory=list)
-    host_conversions: list[HostConversion] = field(default_factory=list)
-    checkpoint_loads: list[CheckpointLoad] = field(default_factory=list)
-    creations_then_moves: list[CreateThenMove] = field(default_factory=list)
-    kept_device_defaults: list[DeviceDefaultKept] = field(default_factory=list)
-    loaders: list[LoaderCreated] = field(default_factory=list)
-    unsynced_reads: list[UnsyncedRead] = field(default_factory=list)
-    wrappers: list[WrapperCreated] = field(default_factory=list)
-    wrapper_attributes: list[WrapperAttribute] = field(default_factory=list)
-    wrapper_calls: list[WrapperCall] = field(default_factory=list)
-    checkpoint_saves: list[CheckpointSave] = field(default_factory=list)
-    state_dict_loads: list[StateDictLoad] = field(default_factory=list)
-    replica_writes: list[ReplicaStateWrite] = field(default_factory=list)
-    collectives: list[Collective] = field(default_factory=list)
-    process_groups: list[ProcessGroupCreated] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)  # in analysis order
     cache: dict[str, object] = field(default_factory=dict)  # what rules derive, once per file
     runtime_device: bool = False  # the file picks its device at run time
     spawn_start_method: bool = False  # the file sets a spawn/forkserver start method
@@ -278,30 +271,18 @@ class Facts:
     layout: Layout = field(default_factory=lambda: FILE_LAYOUT, repr=False)
     _positions: Positions | None = None
 
-    def collect(self, events: list[object]) -> None:
-        """Sort the analysis' events into the per-kind lists rules read."""
+    _by_kind: dict[type[Event], list[Event]] = field(default_factory=dict, repr=False)
+
+    def collect(self, events: list[Event]) -> None:
+        """Keep the analysis' events, and sort them by kind for ``of``."""
         self.events = events
-        lists = {
-            OperandsMeet: self.operand_meetings,
-            ModuleCall: self.module_calls,
-            DiscardedTransfer: self.discarded_transfers,
-            HostConversion: self.host_conversions,
-            CheckpointLoad: self.checkpoint_loads,
-            CreateThenMove: self.creations_then_moves,
-            DeviceDefaultKept: self.kept_device_defaults,
-            LoaderCreated: self.loaders,
-            UnsyncedRead: self.unsynced_reads,
-            WrapperCreated: self.wrappers,
-            WrapperAttribute: self.wrapper_attributes,
-            WrapperCall: self.wrapper_calls,
-            CheckpointSave: self.checkpoint_saves,
-            StateDictLoad: self.state_dict_loads,
-            ReplicaStateWrite: self.replica_writes,
-            Collective: self.collectives,
-            ProcessGroupCreated: self.process_groups,
-        }
+        self._by_kind = {}
         for event in events:
-            lists[type(event)].append(event)
+            self._by_kind.setdefault(type(event), []).append(event)
+
+    def of(self, kind: type[EventKind]) -> list[EventKind]:
+        """The events of one kind, in analysis order."""
+        return self._by_kind.get(kind, [])  # type: ignore[return-value]
 
     def value_of(self, node: cst.CSTNode) -> Value | None:
         """The abstract value the analysis gave an expression (None if never reached)."""

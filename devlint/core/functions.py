@@ -14,6 +14,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.binder import Env, attributes_of, join_envs
+from devlint.core.events import Event
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known, is_placed
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
@@ -55,8 +56,8 @@ class Functions(Part):
         super().__init__(state)
         self.pending: list[list[FunctionInfo]] = []  # functions defined in each open scope
         self.analysed: set[tuple[cst.FunctionDef, object]] = set()  # (function, its class)
-        self.cache: dict[tuple, tuple[object, list[object]]] = {}
-        self.in_place_cache: dict[tuple, tuple[Value, list[tuple[str, Value]], list[object]]] = {}
+        self.cache: dict[tuple, tuple[object, list[Event]]] = {}
+        self.in_place_cache: dict[tuple, tuple[Value, list[tuple[str, Value]], list[Event]]] = {}
 
     def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
         info = FunctionInfo(statement, env, home=self.state.code_home())

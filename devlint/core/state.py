@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from devlint.core.events import Collective, ModuleCall, OperandsMeet
+from devlint.core.events import Collective, Event, ModuleCall, OperandsMeet
 from devlint.core.values import Value
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class AnalysisState:
 
     module: cst.Module
     device_names: frozenset[str]
-    events: list[object] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     runtime_device: bool = False  # the file picks a device at run time
     places_tensors: bool = False  # moves, `.device`, `device=`, nn.Module classes seen
@@ -67,7 +67,7 @@ class AnalysisState:
     free_runs: list[FunctionInfo] = field(default_factory=list)
     """The functions being run with unknown arguments (``flush_pending``), outermost first."""
 
-    def record(self, event: object) -> None:
+    def record(self, event: Event) -> None:
         """Keep an event for the rules. Code of another file that this file's call runs is
         kept as happening at that call, for the rules to report what values from here cause
         there; the other file's own analysis reports the rest. A meeting is stamped with the
@@ -92,7 +92,7 @@ class AnalysisState:
             return None
         return next((call for call, function in self.home_calls if function is root.node), node)
 
-    def replay(self, events: list[object]) -> None:
+    def replay(self, events: list[Event]) -> None:
         """Record again what a cached call or construction recorded the first time."""
         for event in events:
             self.record(event)

@@ -80,7 +80,7 @@ class MixedDeviceOperands(Rule):
         for event, clash in first_per_source(owned_clashes(facts, claims_hard_coded)):
             yield _hard_coded(facts, event, clash)
         reported: set[int] = set()
-        for kept in facts.kept_device_defaults:
+        for kept in facts.of(DeviceDefaultKept):
             if id(kept.node) not in reported:
                 reported.add(id(kept.node))
                 yield _default_kept(facts, kept)

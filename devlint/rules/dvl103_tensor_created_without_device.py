@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.core.torch_model import RANDOM_FACTORIES, is_legacy_constructor
 from devlint.core.conflicts import Clash, first_per_source, inside, source_tag
 from devlint.core.describe import clash_phrase
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Event, Facts, ModuleCall, OperandsMeet
 from devlint.core.syntax import dotted_name, expression_nodes, last_name
 from devlint.core.values import NO_DEVICE, Kind, Value
 from devlint.diagnostic import Severity
@@ -97,7 +97,7 @@ class TensorCreatedWithoutDevice(Rule):
             yield Finding(event.node, message, clash.severity, partial(_fix, facts, event, clash))
 
 
-def _fix(facts: Facts, event: object, clash: Clash) -> Fix | None:
+def _fix(facts: Facts, event: Event, clash: Clash) -> Fix | None:
     """``torch.zeros(n)`` → ``torch.zeros(n, device=x.device)``."""
     origin = clash.first.value.origin
     factory = origin.node if origin is not None else None
@@ -176,7 +176,7 @@ class _Replace(cst.CSTTransformer):
 
 
 def _partner(
-    facts: Facts, event: object, clash: Clash, factory: cst.Call
+    facts: Facts, event: Event, clash: Clash, factory: cst.Call
 ) -> tuple[str, Value] | None:
     """A tensor variable on the partner's device that is set where the factory runs."""
     device = clash.second.value.device
@@ -216,7 +216,7 @@ def _known_tensor(facts: Facts, value: Value) -> bool:
 
 
 def _candidates(
-    facts: Facts, event: object, clash: Clash, factory: cst.Call
+    facts: Facts, event: Event, clash: Clash, factory: cst.Call
 ) -> Iterator[tuple[cst.CSTNode, Value | None]]:
     """Tensors whose device the factory could take, most natural first: one its
     arguments read (``torch.randn(std.size())``), the partner itself, the other

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.describe import origin_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, UnsyncedRead
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -43,7 +43,7 @@ class UnsynchronizedHostCopy(Rule):
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         reported: set[int] = set()
-        for read in facts.unsynced_reads:
+        for read in facts.of(UnsyncedRead):
             origin = read.copy.value.origin
             if origin is None or id(origin.node) in reported:
                 continue

@@ -57,7 +57,7 @@ class TransferResultDiscarded(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for transfer in facts.discarded_transfers:
+        for transfer in facts.of(DiscardedTransfer):
             if (
                 not _read_again(transfer)
                 or _already_there(facts, transfer)

@@ -8,7 +8,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.describe import failure_condition, operand_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, HostConversion
 from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.diagnostic import Severity
 from devlint.fix_helpers import receiver_text
@@ -50,7 +50,7 @@ class NumpyOnAccelerator(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for conversion in facts.host_conversions:
+        for conversion in facts.of(HostConversion):
             device = conversion.tensor.value.device
             if not can_be_accelerator(device) or (isinstance(device, Symbol) and device.tensor):
                 continue  # a tensor parameter: converting it is how the caller asks for NumPy

@@ -8,7 +8,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.checkpoint_paths import file_names, path_argument
-from devlint.core.events import CheckpointLoad, Facts
+from devlint.core.events import CheckpointLoad, CheckpointSave, Facts
 from devlint.core.lattice import is_known
 from devlint.core.loaded_values import LoadedValues, in_scope
 from devlint.core.syntax import descendants, dotted_name, last_name, root_name, string_value
@@ -101,8 +101,8 @@ class _File:
 
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
-        self.loads = list({load.node: load for load in facts.checkpoint_loads}.values())
-        self.saves = list({save.node: save for save in facts.checkpoint_saves}.values())
+        self.loads = list({load.node: load for load in facts.of(CheckpointLoad)}.values())
+        self.saves = list({save.node: save for save in facts.of(CheckpointSave)}.values())
         self._scopes = {
             event.node: event.scope or facts.module for event in (*self.loads, *self.saves)
         }

@@ -73,7 +73,7 @@ class CreateThenMove(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for creation in facts.creations_then_moves:
+        for creation in facts.of(Creation):
             factory = facts.code_of(creation.factory.func)
             device = creation.target.value.device.describe()
             message = f"`{factory}(...)` is created on the cpu and copied to {device}; "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.describe import failure_condition, origin_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, LoaderCreated
 from devlint.core.lattice import Concrete, can_be_accelerator
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
@@ -39,7 +39,7 @@ class PinMemoryOnDeviceData(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for loader in facts.loaders:
+        for loader in facts.of(LoaderCreated):
             device = loader.batches.device
             if not loader.pin_memory or not can_be_accelerator(device):
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.describe import failure_condition, origin_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, LoaderCreated
 from devlint.core.lattice import Concrete, can_be_accelerator
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
@@ -47,7 +47,7 @@ class CudaInLoaderWorkers(Rule):
     def check(self, facts: Facts) -> Iterator[Finding]:
         if facts.spawn_start_method:
             return
-        for loader in facts.loaders:
+        for loader in facts.of(LoaderCreated):
             device = loader.batches.device
             if loader.spawn or not loader.workers or not can_be_accelerator(device):
                 continue

@@ -53,7 +53,7 @@ class AttributeThroughWrapper(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for access in facts.wrapper_attributes:
+        for access in facts.of(WrapperAttribute):
             info = wrapper_info(access.wrapper)
             if info is None:
                 continue

@@ -60,7 +60,7 @@ class CheckpointFromWrapper(Rule):
     def check(self, facts: Facts) -> Iterator[Finding]:
         wrapped_saves = [
             (save, origin)
-            for save in facts.checkpoint_saves
+            for save in facts.of(CheckpointSave)
             if (origin := wrapped_state_in(save.payload)) is not None
         ]
         if not wrapped_saves or _prefix_expected(facts, [save for save, _ in wrapped_saves]):
@@ -84,7 +84,7 @@ class CheckpointFromWrapper(Rule):
 
 
 def _unwrapped_loads(facts: Facts) -> list[StateDictLoad]:
-    return [load for load in facts.state_dict_loads if load.target.value.kind is Kind.MODULE]
+    return [load for load in facts.of(StateDictLoad) if load.target.value.kind is Kind.MODULE]
 
 
 def _prefix_expected(facts: Facts, saves: list[CheckpointSave]) -> bool:

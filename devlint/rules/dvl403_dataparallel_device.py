@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.describe import origin_phrase
-from devlint.core.events import Facts
+from devlint.core.events import Facts, WrapperCall
 from devlint.core.lattice import CPU, Concrete
 from devlint.core.wrapping import only_when_wrapped, severity_for, wrapper_info
 from devlint.diagnostic import Severity
@@ -48,7 +48,7 @@ class DataParallelDevice(Rule):
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         reported: set[int] = set()
-        for call in facts.wrapper_calls:
+        for call in facts.of(WrapperCall):
             wrapper = call.wrapper.value
             info = wrapper_info(wrapper)
             if info is None or info.distributed or id(info.node) in reported:

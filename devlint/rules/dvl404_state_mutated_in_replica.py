@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ReplicaStateWrite
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -37,7 +37,7 @@ class StateMutatedInReplica(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for write in facts.replica_writes:
+        for write in facts.of(ReplicaStateWrite):
             message = (
                 f"`self.{write.attribute}` is assigned in `forward`, but this module is wrapped "
                 f"in DataParallel ({facts.place_of(write.wrap)}): forward runs on replicas "

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from devlint.core.events import Facts, WrapperCreated
+from devlint.core.events import Facts, WrapperCall, WrapperCreated
 from devlint.core.lattice import CPU, Concrete
 from devlint.core.wrapping import mentions_rank, wrapper_info
 from devlint.diagnostic import Severity
@@ -53,7 +53,7 @@ class DdpPlacement(Rule):
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         rank_models: set[int] = set()
-        for created in facts.wrappers:
+        for created in facts.of(WrapperCreated):
             info = wrapper_info(created.wrapper)
             if info is None or not info.distributed:
                 continue
@@ -63,7 +63,7 @@ class DdpPlacement(Rule):
             if problem is not None:
                 message, severity = problem
                 yield Finding(created.node, message, severity)
-        for call in facts.wrapper_calls:
+        for call in facts.of(WrapperCall):
             info = wrapper_info(call.wrapper.value)
             if info is None or id(info.node) not in rank_models:
                 continue

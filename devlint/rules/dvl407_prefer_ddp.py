@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.events import Facts
+from devlint.core.events import Facts, WrapperCreated
 from devlint.core.wrapping import wrapper_info
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
@@ -41,7 +41,7 @@ class PreferDdp(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for created in facts.wrappers:
+        for created in facts.of(WrapperCreated):
             info = wrapper_info(created.wrapper)
             if info is not None and not info.distributed:
                 message = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.describe import made_here, operand_phrase, ran_elsewhere
-from devlint.core.events import Facts, Operand, ProcessGroupCreated
+from devlint.core.events import Collective, Facts, Operand, ProcessGroupCreated
 from devlint.core.lattice import CPU
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
@@ -57,12 +57,12 @@ class CpuTensorInCollective(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        if not facts.collectives or any(map(_reduces_cpu_tensors, facts.process_groups)):
+        if not facts.of(Collective) or any(map(_reduces_cpu_tensors, facts.of(ProcessGroupCreated))):
             return
-        nccl_only = any(_nccl_only(group) for group in facts.process_groups)
+        nccl_only = any(_nccl_only(group) for group in facts.of(ProcessGroupCreated))
         severity = Severity.ERROR if nccl_only else Severity.WARNING
         when = "" if nccl_only else " (this fails when the process group uses NCCL)"
-        for collective in facts.collectives:
+        for collective in facts.of(Collective):
             if collective.group:
                 continue
             for operand in collective.tensors:
