@@ -248,9 +248,9 @@ class Classes(Part):
             return info.stateful, (UNKNOWN, None) if placed else None
         key = (id(init.node), args_signature(args))
         if key not in self._keeps_state:
-            mark = len(self.state.events)
-            attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
-            del self.state.events[mark:]  # the definition's own analysis reported its events
+            with self.state.recording() as recorded:
+                attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
+            recorded.discard()  # the definition's own analysis reported its events
             unseen_base = info.base_stateful is None
             stateful = _stateful(attrs.values(), bool(info.base_stateful), unseen_base)
             self._keeps_state[key] = stateful, _state_device(attrs.values(), info)
@@ -267,12 +267,12 @@ class Classes(Part):
             instance, events = cached
             self.state.replay(events)
             return replace(instance)  # another object: `a = Foo(); b = Foo()` are no aliases
-        mark = len(self.state.events)
-        attrs, _ = self._construct_attrs(init, args, receiver)
+        with self.state.recording() as recorded:
+            attrs, _ = self._construct_attrs(init, args, receiver)
         _forget_assigned_elsewhere(info, attrs)
         merged = {**info.attrs, **attrs}
         instance = Value(Kind.INSTANCE, ref=info, keys=tuple(merged), items=tuple(merged.values()))
-        self._instances[key] = (instance, self.state.events[mark:])
+        self._instances[key] = (instance, recorded.events)
         return instance
 
 

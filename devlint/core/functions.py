@@ -137,10 +137,10 @@ class Functions(Part):
             return replace(result)  # another object: names of it are aliases of this call only
         if not self.can_enter(info):
             return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-        mark = len(self.state.events)
-        frame = self.run_function(info, self.bind_parameters(info, args, receiver))
-        result = self._result(info, frame)
-        self.cache[key] = (result, self.state.events[mark:])
+        with self.state.recording() as recorded:
+            frame = self.run_function(info, self.bind_parameters(info, args, receiver))
+            result = self._result(info, frame)
+        self.cache[key] = (result, recorded.events)
         return result
 
     def call_in_place(
@@ -166,9 +166,9 @@ class Functions(Part):
         )
         cached = self.in_place_cache.get(key)
         if cached is None:
-            mark = len(self.state.events)
-            result, left = self._run_in_place(info, args, receiver_value, given, own)
-            cached = (result, left, self.state.events[mark:])
+            with self.state.recording() as recorded:
+                result, left = self._run_in_place(info, args, receiver_value, given, own)
+            cached = (result, left, recorded.events)
             self.in_place_cache[key] = cached
         else:
             self.state.replay(cached[2])

@@ -11,6 +11,8 @@ gives it, once, when ``core/analysis.py`` assembles them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -34,6 +36,25 @@ _RESITED = (OperandsMeet, ModuleCall, Collective)
 """Events of another file's code that values from this file may cause."""
 _ROOTED = (OperandsMeet, ModuleCall)
 """Events whose assumed devices depend on the run they happen in (``root``)."""
+
+
+@dataclass
+class Recording:
+    """The events recorded inside one ``with state.recording()`` block."""
+
+    log: list[Event]
+    start: int
+    end: int | None = None  # None: the block is still running
+
+    @property
+    def events(self) -> list[Event]:
+        return self.log[self.start : self.end]
+
+    def discard(self) -> None:
+        """Forget them (they rest on a state no run has); nothing may be recorded after."""
+        if self.end is not None and self.end != len(self.log):
+            raise AssertionError("events were recorded after the ones to discard")
+        del self.log[self.start :]
 
 
 @dataclass
@@ -91,6 +112,16 @@ class AnalysisState:
         if root is None:
             return None
         return next((call for call, function in self.home_calls if function is root.node), node)
+
+    @contextmanager
+    def recording(self) -> Iterator[Recording]:
+        """Watch what the block records: a cached call keeps it to replay, a pass whose
+        state no run has discards it."""
+        recording = Recording(self.events, len(self.events))
+        try:
+            yield recording
+        finally:
+            recording.end = len(self.events)
 
     def replay(self, events: list[Event]) -> None:
         """Record again what a cached call or construction recorded the first time."""

@@ -601,8 +601,8 @@ class Flow(Part):
         """
         entry = env.copy()
         for attempt in range(MAX_LOOP_PASSES + 1):
-            mark = len(self.state.events)
-            out, frame = self._pass(entry, prepare, body)
+            with self.state.recording() as recorded:
+                out, frame = self._pass(entry, prepare, body)
             back = out
             for path in frame.continues:
                 back = join_envs(back, path)
@@ -610,7 +610,7 @@ class Flow(Part):
             if _stable(entry, widened) or attempt == MAX_LOOP_PASSES:
                 return widened, frame.breaks
             if attempt:
-                del self.state.events[mark:]
+                recorded.discard()
             elif back is not None:
                 self._pass(back, prepare, body)  # the second iteration: its events stay
             entry = widened if attempt < MAX_LOOP_PASSES - 1 else _forget_changes(entry, widened)
