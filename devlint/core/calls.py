@@ -4,7 +4,9 @@ and the events calls cause; what torch returns is ``torch_model``'s."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
+from functools import cached_property, partial
 
 import libcst as cst
 
@@ -161,6 +163,56 @@ _REGISTERED_KEYWORDS = {
 """What each registration is given, by keyword: ``register_parameter(name=..., param=...)``."""
 _REGISTRATIONS = frozenset(_REGISTERED_KEYWORDS)
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
+
+
+def _availability(node: cst.Call, args: Args) -> Value | None:
+    """``use_cuda = torch.cuda.is_available()``: a guard the flow can split on."""
+    return AVAILABILITY_VALUE if not node.args else None
+
+
+def _parameter(node: cst.Call, args: Args) -> Value:
+    data = args.get(0, "data")
+    value = data[1] if data else UNKNOWN_VALUE
+    return Value(Kind.TENSOR, value.device, value.origin, value.ndim, ref=PARAMETER)
+
+
+def _dataset_of_tensors(node: cst.Call, args: Args) -> Value:
+    devices = [value for _, value in args.positional if is_tensor_like(value)]
+    item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)
+    return Value(Kind.DATASET, item.device, item.origin)
+
+
+def _distribution(qualname: str, node: cst.Call, args: Args) -> Value | None:
+    if not distributions.is_distribution(qualname):
+        return None
+    return distributions.construct(qualname, args)
+
+
+def _torchvision_model(qualname: str, node: cst.Call, args: Args) -> Value | None:
+    """``torchvision.models.resnet18()`` and the like (a lower-case builder, not a class)."""
+    if not (qualname.startswith("torchvision.models.") and qualname[19:20].islower()):
+        return None
+    return Value(Kind.MODULE, CPU, Origin("created", node), stateful=True)
+
+
+def _optimizer(qualname: str, node: cst.Call, args: Args) -> Value | None:
+    return Value(Kind.OPTIMIZER) if torch_api.is_optimizer(qualname) else None
+
+
+def _pass_through(qualname: str, node: cst.Call, args: Args) -> Value | None:
+    """``iter(x)``, ``tqdm(x)``: what they are given."""
+    if qualname not in torch_model.PASS_THROUGH:
+        return None
+    return torch_model.builtin_result("iter", args)
+
+
+def _torch_cuda_call(qualname: str, node: cst.Call, args: Args) -> Value | None:
+    """``torch.cuda.LongTensor(...)`` is a GPU tensor; other ``torch.cuda`` calls give numbers."""
+    if not qualname.startswith("torch.cuda."):
+        return None
+    if qualname.replace(".cuda", "", 1) in torch_model.LEGACY_CONSTRUCTORS:
+        return Value(Kind.TENSOR, Concrete("cuda"), Origin("created", node))
+    return SCALAR_VALUE
 
 
 class Calls(Part):
@@ -353,81 +405,119 @@ class Calls(Part):
     # -- torch functions and classes ----------------------------------------------
 
     def qualified_call(self, qualname: str, node: cst.Call, args: Args) -> Value:
-        if qualname == "torch.device":
-            return self.torch_device(node, args)
-        if qualname in _TENSOR_FROM_DATA:
-            device = self.device_keyword(args)
-            return torch_model.tensor_from_data(qualname, node, args, device)
-        if qualname in _LOADERS:
-            return self.data_loader(node, args)
-        if qualname == "functools.partial" and self._given_a_device(node):
-            return Value(Kind.UNKNOWN, ref=GIVEN_A_DEVICE)  # `partial(collate, device=device)`
-        if qualname in ("torch.load", "torch.serialization.load"):
-            given = args.get(1, "map_location") is not None
-            self.state.record(CheckpointLoad(node, given, self.flow.function))
-            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-        if qualname in _NUMPY_CONVERSIONS:
-            given = args.get(0, "object") or args.get(0, "a")
-            if given is not None and is_tensor_like(given[1]):
-                self.state.record(HostConversion(node, Operand(*given)))
-            return Value(Kind.UNKNOWN, ref=CALL_RESULT)
-        if qualname in torch_model.GRADIENTS:
-            return torch_model.gradients(args)
+        """What a call of a function named through its import does: the notes any such
+        call leaves, then the handler of its exact name, else of its family."""
+        self._note_call(qualname, node, args)
+        handler = self._named_handlers.get(qualname)
+        if handler is not None:
+            value = handler(node, args)
+            if value is not None:
+                return value
+        for family in self._family_handlers:
+            value = family(qualname, node, args)
+            if value is not None:
+                return value
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def _note_call(self, qualname: str, node: cst.Call, args: Args) -> None:
+        """What a call tells about the file whatever it returns: folders added to the
+        search path, a device chosen at run time, collectives, process groups, saves."""
         if qualname in _SEARCH_PATH_EDITS:
             self._note_search_folder(args.get(_SEARCH_PATH_EDITS[qualname]))
         if qualname in _RUNTIME_DEVICE_CHECKS:
             self.state.runtime_device = True
-            if qualname == "torch.cuda.is_available" and not node.args:
-                return AVAILABILITY_VALUE  # `use_cuda = torch.cuda.is_available()`: a guard
-        if distributions.is_distribution(qualname):
-            return distributions.construct(qualname, args)
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
             self.state.record(distributed)
-        if qualname in _DATASETS_OF_TENSORS:
-            devices = [value for _, value in args.positional if is_tensor_like(value)]
-            item = join_all(devices) if devices else Value(Kind.TENSOR, CPU)
-            return Value(Kind.DATASET, item.device, item.origin)
-        if qualname in WRAPPERS:
-            return self.wrappers.wrap(qualname, node, args)
         self.wrappers.note_checkpoint(qualname, node, args)
-        if qualname in torch_model.MODULE_CONTAINERS:
-            return torch_model.module_container(node, args)
-        if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
-            data = args.get(0, "data")
-            value = data[1] if data else UNKNOWN_VALUE
-            return Value(Kind.TENSOR, value.device, value.origin, value.ndim, ref=PARAMETER)
-        if qualname.startswith("torchvision.models.") and qualname[19:20].islower():
-            return Value(Kind.MODULE, CPU, Origin("created", node), stateful=True)
-        module = torch_api.nn_module(qualname)
-        if module is not None:
-            held = [value for _, value in args.all() if is_tensor_like(value)]
-            if held:  # a loss weight and the like: buffers that stay where they were made
-                state = join_all(held)
-                return Value(
-                    Kind.MODULE, state.device, state.origin, state.ndim, stateful=True, ref=qualname
-                )
-            device = self.device_keyword(args)  # nn.Linear(4, 4, device=device)
-            origin = (
-                torch_model.creation_origin(node, args)
-                if device is not None
-                else Origin("created", node)
-            )
-            return Value(Kind.MODULE, device or CPU, origin, stateful=module.stateful, ref=qualname)
-        if torch_api.is_optimizer(qualname):
-            return Value(Kind.OPTIMIZER)
-        spec = torch_api.torch_function(qualname)
-        if spec is not None:
-            return self.apply_spec(spec, qualname.rsplit(".", 1)[-1], node, args, None)
-        if qualname in torch_model.PASS_THROUGH:
-            return torch_model.builtin_result("iter", args)
-        if qualname.startswith("torch.cuda."):
-            if (
-                qualname.replace(".cuda", "", 1) in torch_model.LEGACY_CONSTRUCTORS
-            ):  # torch.cuda.LongTensor
-                return Value(Kind.TENSOR, Concrete("cuda"), Origin("created", node))
-            return SCALAR_VALUE
+
+    @cached_property
+    def _named_handlers(self) -> dict[str, Callable[[cst.Call, Args], Value | None]]:
+        """The handler of each name with one; None from a handler: ask the families."""
+        handlers: dict[str, Callable[[cst.Call, Args], Value | None]] = {
+            "torch.device": self.torch_device,
+            "functools.partial": self._partial,
+            "torch.cuda.is_available": _availability,
+            "torch.nn.Parameter": _parameter,
+            "torch.nn.parameter.Parameter": _parameter,
+        }
+        for name in _TENSOR_FROM_DATA:
+            handlers[name] = partial(self._tensor_from_data, name)
+        for name in _LOADERS:
+            handlers[name] = self.data_loader
+        for name in ("torch.load", "torch.serialization.load"):
+            handlers[name] = self._checkpoint_load
+        for name in _NUMPY_CONVERSIONS:
+            handlers[name] = self._numpy_conversion
+        for name in torch_model.GRADIENTS:
+            handlers[name] = lambda node, args: torch_model.gradients(args)
+        for name in _DATASETS_OF_TENSORS:
+            handlers[name] = _dataset_of_tensors
+        for name in WRAPPERS:
+            handlers[name] = partial(self.wrappers.wrap, name)
+        for name in torch_model.MODULE_CONTAINERS:
+            handlers[name] = torch_model.module_container
+        return handlers
+
+    @cached_property
+    def _family_handlers(self) -> tuple[Callable[[str, cst.Call, Args], Value | None], ...]:
+        """Handlers of names that share a prefix or a table, asked in this order; each
+        returns None for a name not its own."""
+        return (
+            _distribution,
+            _torchvision_model,
+            self._nn_module,
+            _optimizer,
+            self._torch_function,
+            _pass_through,
+            _torch_cuda_call,
+        )
+
+    def _tensor_from_data(self, qualname: str, node: cst.Call, args: Args) -> Value:
+        device = self.device_keyword(args)
+        return torch_model.tensor_from_data(qualname, node, args, device)
+
+    def _partial(self, node: cst.Call, args: Args) -> Value | None:
+        if self._given_a_device(node):
+            return Value(Kind.UNKNOWN, ref=GIVEN_A_DEVICE)  # `partial(collate, device=device)`
+        return None
+
+    def _checkpoint_load(self, node: cst.Call, args: Args) -> Value:
+        given = args.get(1, "map_location") is not None
+        self.state.record(CheckpointLoad(node, given, self.flow.function))
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def _numpy_conversion(self, node: cst.Call, args: Args) -> Value:
+        given = args.get(0, "object") or args.get(0, "a")
+        if given is not None and is_tensor_like(given[1]):
+            self.state.record(HostConversion(node, Operand(*given)))
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def _nn_module(self, qualname: str, node: cst.Call, args: Args) -> Value | None:
+        """A torch layer or loss: where the tensors it is given live (a loss weight and the
+        like: buffers that stay where they were made), else its ``device=``, else the cpu."""
+        module = torch_api.nn_module(qualname)
+        if module is None:
+            return None
+        held = [value for _, value in args.all() if is_tensor_like(value)]
+        if held:
+            state = join_all(held)
+            return Value(
+                Kind.MODULE, state.device, state.origin, state.ndim, stateful=True, ref=qualname
+            )
+        device = self.device_keyword(args)  # nn.Linear(4, 4, device=device)
+        origin = (
+            torch_model.creation_origin(node, args)
+            if device is not None
+            else Origin("created", node)
+        )
+        return Value(Kind.MODULE, device or CPU, origin, stateful=module.stateful, ref=qualname)
+
+    def _torch_function(self, qualname: str, node: cst.Call, args: Args) -> Value | None:
+        spec = torch_api.torch_function(qualname)
+        if spec is None:
+            return None
+        return self.apply_spec(spec, qualname.rsplit(".", 1)[-1], node, args, None)
 
     def data_loader(self, node: cst.Call, args: Args) -> Value:
         """A DataLoader yields cpu batches unless its dataset visibly holds device tensors, or
