@@ -2,8 +2,9 @@
 table of docs/architecture.md checked against the modules that exist.
 
 The parts of the interpreter call one another (an expression holds a call that
-runs a function body that holds expressions); they name each other's types
-under ``TYPE_CHECKING`` only, and meet at run time through ``core/state.py``.
+runs a function body that holds expressions); they name each other by the
+protocols of ``core/roles.py``, so the core has no import cycle even counting
+the imports made for annotations only.
 """
 
 from __future__ import annotations
@@ -52,11 +53,14 @@ def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
                 stack.append(child)
 
 
-def _imported(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+def _imported(
+    name: str, path: Path, modules: dict[str, Path], type_only: bool = False
+) -> Iterator[str]:
     """Every devlint module ``path`` imports when it runs, at module level or inside a
-    function."""
+    function; with ``type_only``, also those imported for annotations only."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree) if type_only else _run_time_nodes(tree):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -75,11 +79,12 @@ def _imported(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
                 yield target
 
 
-def _graph() -> dict[str, set[str]]:
-    """Who imports whom. ``devlint.rules`` imports each of its modules at run time
-    (``all_rules`` walks the package), so those edges count too."""
+def _graph(type_only: bool = False) -> dict[str, set[str]]:
+    """Who imports whom (with ``type_only``, for annotations too). ``devlint.rules``
+    imports each of its modules at run time (``all_rules`` walks the package), so those
+    edges count too."""
     modules = _modules()
-    graph = {name: set(_imported(name, path, modules)) for name, path in modules.items()}
+    graph = {name: set(_imported(name, path, modules, type_only)) for name, path in modules.items()}
     graph["devlint.rules"] |= {name for name in modules if name.startswith("devlint.rules.")}
     return graph
 
@@ -133,6 +138,28 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_import_cycle_in_the_package():
     assert _cycles(_graph()) == []
+
+
+def test_no_import_cycle_in_the_core_even_for_annotations():
+    """The interpreter's parts name each other by ``core/roles.py``'s protocols: a
+    module of the core that imported another part's class, even under
+    ``TYPE_CHECKING``, would close a circle through the part it calls back."""
+    graph = _graph(type_only=True)
+    core = {
+        name: {target for target in imported if target.startswith("devlint.core")}
+        for name, imported in graph.items()
+        if name.startswith("devlint.core")
+    }
+    assert _cycles(core) == []
+
+
+def test_a_type_only_import_counts_for_annotations_only(tmp_path):
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from devlint.b import B\n"
+    path = tmp_path / "a.py"
+    path.write_text(source, encoding="utf-8")
+    modules = {"devlint.a": path, "devlint.b": path}
+    assert list(_imported("devlint.a", path, modules)) == []
+    assert list(_imported("devlint.a", path, modules, type_only=True)) == ["devlint.b"]
 
 
 def test_the_core_imports_nothing_above_it():

@@ -18,7 +18,7 @@ from devlint.core.events import Facts, ReplicaStateWrite
 from devlint.core.expressions import Expressions
 from devlint.core.functions import Functions
 from devlint.core.imports import Importer, ModuleScope
-from devlint.core.state import AnalysisState, Parts
+from devlint.core.state import AnalysisState
 from devlint.core.statements import Flow
 from devlint.core.syntax import assignments_to_self
 from devlint.core.wrappers import Wrappers
@@ -28,7 +28,7 @@ def analyse(module: cst.Module, settings: Settings, importer: Importer | None = 
     """Analyse one parsed file; the facts are shared by every rule. ``importer`` finds the
     project modules it imports (without one, every import is outside the file's view)."""
     state = AnalysisState(module, frozenset(settings.device_names), importer=importer)
-    _interpreter(state).functions.run_module(module)
+    _interpreter(state).run_module(module)
     _note_replica_writes(state)
     facts = Facts(
         module,
@@ -56,20 +56,23 @@ def summarise(scope: ModuleScope, settings: Settings, importer: Importer | None)
     state = AnalysisState(
         scope.module, frozenset(settings.device_names), importer=importer, home=scope
     )
-    scope.env = _interpreter(state).functions.run_top_level(scope.module)
+    scope.env = _interpreter(state).run_top_level(scope.module)
 
 
-def _interpreter(state: AnalysisState) -> Parts:
-    parts = Parts(
-        expressions=Expressions(state),
-        calls=Calls(state),
-        wrappers=Wrappers(state),
-        flow=Flow(state),
-        functions=Functions(state),
-        classes=Classes(state),
+def _interpreter(state: AnalysisState) -> Functions:
+    """The parts of one file's interpreter, each connected to the parts it calls; a run
+    starts with the functions part (a module is run as a function's body is)."""
+    expressions, calls, wrappers = Expressions(state), Calls(state), Wrappers(state)
+    flow, functions, classes = Flow(state), Functions(state), Classes(state)
+    expressions.connect(calls=calls, wrappers=wrappers, flow=flow)
+    calls.connect(
+        expressions=expressions, wrappers=wrappers, flow=flow, functions=functions, classes=classes
     )
-    parts.connect()
-    return parts
+    wrappers.connect(calls=calls, flow=flow)
+    flow.connect(expressions=expressions, calls=calls, functions=functions, classes=classes)
+    functions.connect(expressions=expressions, flow=flow)
+    classes.connect(expressions=expressions, functions=functions)
+    return functions
 
 
 def _note_replica_writes(state: AnalysisState) -> None:

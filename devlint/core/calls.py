@@ -35,6 +35,13 @@ from devlint.core.lattice import (
     is_known,
     is_placed,
 )
+from devlint.core.roles import (
+    EvaluatesExpressions,
+    RunsClasses,
+    RunsFunctions,
+    RunsStatements,
+    TracksWrappers,
+)
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import Part
 from devlint.core.syntax import (
@@ -218,6 +225,21 @@ def _torch_cuda_call(qualname: str, node: cst.Call, args: Args) -> Value | None:
 class Calls(Part):
     """Knows what calls do to devices; local functions and classes run in ``Functions``
     and ``Classes``."""
+
+    def connect(
+        self,
+        *,
+        expressions: EvaluatesExpressions,
+        wrappers: TracksWrappers,
+        flow: RunsStatements,
+        functions: RunsFunctions,
+        classes: RunsClasses,
+    ) -> None:
+        self.expressions = expressions
+        self.wrappers = wrappers
+        self.flow = flow
+        self.functions = functions
+        self.classes = classes
 
     # -- dispatch -------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from devlint.core.lattice import (
     Device,
     is_known,
 )
+from devlint.core.roles import EvaluatesExpressions, RunsFunctions
 from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import (
@@ -63,6 +64,10 @@ class Classes(Part):
         super().__init__(state)
         self._keeps_state: dict[tuple, tuple] = {}  # see `_holds_given_state`
         self._instances: dict[tuple, tuple[Value, list[Event]]] = {}  # see `_construct`
+
+    def connect(self, *, expressions: EvaluatesExpressions, functions: RunsFunctions) -> None:
+        self.expressions = expressions
+        self.functions = functions
 
     def class_def(self, statement: cst.ClassDef, env: Env) -> Env:
         info = ClassInfo(statement, ClassKind.PLAIN)

@@ -11,8 +11,9 @@ from devlint.core.binder import Env
 from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
 from devlint.core.filled_defaults import filled_default
 from devlint.core.lattice import CPU, Concrete, Symbol, can_be_accelerator, is_known
+from devlint.core.roles import InterpretsCalls, RunsStatements, TracksWrappers
 from devlint.core.scopes import ClassInfo
-from devlint.core.state import Part, Parts
+from devlint.core.state import Part
 from devlint.core.syntax import (
     dotted_name,
     mentions_accelerator,
@@ -96,8 +97,12 @@ class Expressions(Part):
     Calls go to ``Calls``, assignment targets (walrus, comprehensions) to ``Flow``.
     """
 
-    def connect(self, parts: Parts) -> None:
-        super().connect(parts)
+    def connect(
+        self, *, calls: InterpretsCalls, wrappers: TracksWrappers, flow: RunsStatements
+    ) -> None:
+        self.calls = calls
+        self.wrappers = wrappers
+        self.flow = flow
         self._dispatch: dict[type, Callable[[cst.CSTNode, Env], Value]] = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,

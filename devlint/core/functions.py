@@ -16,9 +16,9 @@ import libcst as cst
 from devlint.core.binder import Env, attributes_of, join_envs
 from devlint.core.events import Event
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known, is_placed
+from devlint.core.roles import EvaluatesExpressions, Frame, RunsStatements
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
-from devlint.core.statements import Frame
 from devlint.core.syntax import (
     decorated_with,
     descendants,
@@ -58,6 +58,10 @@ class Functions(Part):
         self.analysed: set[tuple[cst.FunctionDef, object]] = set()  # (function, its class)
         self.cache: dict[tuple, tuple[object, list[Event]]] = {}
         self.in_place_cache: dict[tuple, tuple[Value, list[tuple[str, Value]], list[Event]]] = {}
+
+    def connect(self, *, expressions: EvaluatesExpressions, flow: RunsStatements) -> None:
+        self.expressions = expressions
+        self.flow = flow
 
     def function_def(self, statement: cst.FunctionDef, env: Env) -> Env:
         info = FunctionInfo(statement, env, home=self.state.code_home())

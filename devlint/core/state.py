@@ -5,8 +5,8 @@ The interpreter is a handful of parts, each in its own module: ``Expressions``
 (data-parallel wrappers), ``Flow`` (statements and control flow),
 ``Functions`` and ``Classes`` (code the file defines). They are separate
 objects, not layers of one class: each reads and writes the one
-``AnalysisState`` and calls the others through the references ``Part.connect``
-gives it, once, when ``core/analysis.py`` assembles them.
+``AnalysisState`` and calls the parts it needs through the references its
+``connect`` is given, once, when ``core/analysis.py`` assembles them.
 """
 
 from __future__ import annotations
@@ -22,14 +22,8 @@ from devlint.core.events import Collective, Event, ModuleCall, OperandsMeet
 from devlint.core.values import Value
 
 if TYPE_CHECKING:
-    from devlint.core.calls import Calls
-    from devlint.core.classes import Classes
-    from devlint.core.expressions import Expressions
-    from devlint.core.functions import Functions
     from devlint.core.imports import Importer, ModuleScope
     from devlint.core.scopes import ClassInfo, FunctionInfo
-    from devlint.core.statements import Flow
-    from devlint.core.wrappers import Wrappers
 
 
 _RESITED = (OperandsMeet, ModuleCall, Collective)
@@ -138,47 +132,8 @@ class AnalysisState:
 
 
 class Part:
-    """One part of the interpreter: it shares the state and may call every other part."""
-
-    expressions: Expressions
-    calls: Calls
-    wrappers: Wrappers
-    flow: Flow
-    functions: Functions
-    classes: Classes
+    """One part of the interpreter: it shares the state, and ``connect`` gives it the parts
+    it calls (``core/roles.py`` says what each offers)."""
 
     def __init__(self, state: AnalysisState) -> None:
         self.state = state
-
-    def connect(self, parts: Parts) -> None:
-        """Keep a reference to each other part (called once, when all of them exist)."""
-        self.expressions = parts.expressions
-        self.calls = parts.calls
-        self.wrappers = parts.wrappers
-        self.flow = parts.flow
-        self.functions = parts.functions
-        self.classes = parts.classes
-
-
-@dataclass(frozen=True)
-class Parts:
-    """The parts of one file's interpreter."""
-
-    expressions: Expressions
-    calls: Calls
-    wrappers: Wrappers
-    flow: Flow
-    functions: Functions
-    classes: Classes
-
-    def connect(self) -> None:
-        """Let every part reach every other."""
-        for part in (
-            self.expressions,
-            self.calls,
-            self.wrappers,
-            self.flow,
-            self.functions,
-            self.classes,
-        ):
-            part.connect(self)

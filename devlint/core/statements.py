@@ -32,8 +32,15 @@ from devlint.core.imports import (
     star_names,
 )
 from devlint.core.lattice import CPU, UNKNOWN, Concrete, is_known
+from devlint.core.roles import (
+    EvaluatesExpressions,
+    Frame,
+    InterpretsCalls,
+    RunsClasses,
+    RunsFunctions,
+)
 from devlint.core.scopes import ClassInfo
-from devlint.core.state import AnalysisState, Part, Parts
+from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import (
     dotted_name,
     is_main_guard,
@@ -81,16 +88,6 @@ class _TestFacts:
     flag: Flag | None
 
 
-@dataclass
-class Frame:
-    """What a running function collects: returned values and the paths that leave it."""
-
-    function: cst.FunctionDef
-    returns: list[Value] = field(default_factory=list)
-    exits: list[Env] = field(default_factory=list)
-    yields: list[Value] = field(default_factory=list)
-
-
 class Flow(Part):
     """Statements and control flow: environments that branches copy and join, loops run
     to a fixpoint, ``try``, and the frames of the functions being analysed."""
@@ -102,8 +99,18 @@ class Flow(Part):
         self._tests: dict[cst.BaseExpression, _TestFacts] = {}
         self._deferred: dict[cst.ImportFrom, frozenset[str]] | None = None
 
-    def connect(self, parts: Parts) -> None:
-        super().connect(parts)
+    def connect(
+        self,
+        *,
+        expressions: EvaluatesExpressions,
+        calls: InterpretsCalls,
+        functions: RunsFunctions,
+        classes: RunsClasses,
+    ) -> None:
+        self.expressions = expressions
+        self.calls = calls
+        self.functions = functions
+        self.classes = classes
         self._statements: dict[type, Callable[[cst.CSTNode, Env], Env | None]] = {
             cst.SimpleStatementLine: self._simple_line,
             cst.If: self._if,

@@ -20,6 +20,7 @@ from devlint.core.events import (
     WrapperCreated,
 )
 from devlint.core.lattice import Concrete, Device, is_known
+from devlint.core.roles import InterpretsCalls, RunsStatements
 from devlint.core.scopes import Args, ClassInfo, WrapperInfo
 from devlint.core.state import Part
 from devlint.core.values import (
@@ -45,6 +46,10 @@ _SAVES = frozenset({"torch.save", "torch.serialization.save"})
 
 class Wrappers(Part):
     """Creation, attributes, calls and checkpoints of data-parallel wrappers."""
+
+    def connect(self, *, calls: InterpretsCalls, flow: RunsStatements) -> None:
+        self.calls = calls
+        self.flow = flow
 
     def wrap(self, qualname: str, node: cst.Call, args: Args) -> Value:
         """``nn.DataParallel(model, device_ids=[0, 1], output_device=0)``."""
