@@ -1,4 +1,4 @@
-"""Applying fixes: ``devlint check --fix`` and ``--diff`` (rules build theirs with ``fix_helpers``).
+"""Applying fixes: ``devlint check --fix`` and ``--diff`` (rules build theirs with the rule kit).
 
 A rule's ``Fix`` replaces the source text of one node; the engine turns it into
 line/column edits on the ``Diagnostic``. ``fix_source`` applies every wanted fix

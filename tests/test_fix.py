@@ -16,7 +16,7 @@ from devlint.config import Settings
 from devlint.diagnostic import SourceEdit, SuggestedFix
 from devlint.engine import lint_source
 from devlint.fix import ROUND_TRIP, apply_fixes, fix_source
-from devlint.fix_helpers import with_keyword
+from devlint.rulekit.fixes import with_keyword
 from devlint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,9 +25,9 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 CORE_MAY_IMPORT = frozenset({"devlint.config", "devlint.diagnostic"})
 """Outside ``devlint.core``, the analysis reads only its settings and the severity type."""
 
-RULES_MAY_IMPORT = frozenset({"devlint.diagnostic", "devlint.rule", "devlint.fix_helpers"})
-"""Rules read the core's facts and build findings and fixes: never the engine, the
-``--fix`` driver, a front end or the harness."""
+RULES_MAY_IMPORT = frozenset({"devlint.diagnostic", "devlint.rule"})
+"""Rules read the core's facts and build findings and fixes with the rule kit: never the
+engine, the ``--fix`` driver, a front end or the harness."""
 
 
 def _module_name(path: Path) -> str:
@@ -170,13 +170,26 @@ def test_the_core_imports_nothing_above_it():
             assert outside <= CORE_MAY_IMPORT, (name, sorted(outside - CORE_MAY_IMPORT))
 
 
-def test_rules_import_only_the_core_and_the_rule_helpers():
+def test_rules_import_only_the_core_and_the_rule_kit():
     graph = _graph()
     rules = [name for name in graph if name.startswith("devlint.rules.")]
     assert len(rules) > 10
     for name in rules:
-        outside = {m for m in graph[name] if not m.startswith("devlint.core")}
+        outside = {
+            m for m in graph[name] if not m.startswith(("devlint.core", "devlint.rulekit"))
+        }
         assert outside <= RULES_MAY_IMPORT, (name, sorted(outside - RULES_MAY_IMPORT))
+
+
+def test_the_rule_kit_depends_on_the_core_only():
+    """Even for annotations: the kit is what rules are written with, over the core's
+    facts; the engine, the rules and the front ends are above it."""
+    graph = _graph(type_only=True)
+    kit = [name for name in graph if name.startswith("devlint.rulekit")]
+    assert len(kit) >= 5
+    for name in kit:
+        outside = {m for m in graph[name] if not m.startswith(("devlint.core", "devlint.rulekit"))}
+        assert outside <= CORE_MAY_IMPORT, (name, sorted(outside - CORE_MAY_IMPORT))
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.conflicts import Clash, first_per_source, hard_coded
-from devlint.core.describe import clash_phrase, origin_phrase, when_it_fails
+from devlint.rulekit.describe import clash_phrase, origin_phrase, when_it_fails
 from devlint.core.events import DeviceDefaultKept, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.conflicts import Clash
-from devlint.core.describe import clash_phrase
+from devlint.rulekit.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes

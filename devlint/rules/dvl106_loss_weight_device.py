@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from devlint.core import torch_api
 from devlint.core.conflicts import Clash, called_module, first_per_source
-from devlint.core.describe import clash_phrase
+from devlint.rulekit.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.describe import origin_phrase
+from devlint.rulekit.describe import origin_phrase
 from devlint.core.events import Facts, UnsyncedRead
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation

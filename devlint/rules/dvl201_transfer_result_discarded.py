@@ -13,7 +13,7 @@ from devlint.core.syntax import descendants, dotted_name
 from devlint.core.torch_api import CallKind, tensor_method, torch_function
 from devlint.core.values import LOADER_BATCH, Kind
 from devlint.diagnostic import Severity
-from devlint.fix_helpers import ancestors, target_names
+from devlint.rulekit.fixes import ancestors, target_names
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 

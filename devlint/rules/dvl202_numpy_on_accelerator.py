@@ -7,11 +7,11 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.describe import failure_condition, operand_phrase
+from devlint.rulekit.describe import failure_condition, operand_phrase
 from devlint.core.events import Facts, HostConversion
 from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.diagnostic import Severity
-from devlint.fix_helpers import receiver_text
+from devlint.rulekit.fixes import receiver_text
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 

@@ -7,14 +7,14 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.checkpoint_paths import file_names, path_argument
+from devlint.rulekit.checkpoint_paths import file_names, path_argument
 from devlint.core.events import CheckpointLoad, CheckpointSave, Facts
 from devlint.core.lattice import is_known
-from devlint.core.loaded_values import LoadedValues, in_scope
+from devlint.rulekit.loaded_values import LoadedValues, in_scope
 from devlint.core.syntax import descendants, dotted_name, last_name, root_name, string_value
 from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
-from devlint.fix_helpers import ancestors, is_bound_at, with_keyword
+from devlint.rulekit.fixes import ancestors, is_bound_at, with_keyword
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 

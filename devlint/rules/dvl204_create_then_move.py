@@ -12,7 +12,7 @@ from devlint.core.events import CreateThenMove as Creation
 from devlint.core.events import Facts
 from devlint.core.values import Kind
 from devlint.diagnostic import Severity
-from devlint.fix_helpers import with_keyword
+from devlint.rulekit.fixes import with_keyword
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 _DEVICE_VALUES = frozenset({Kind.DEVICE, Kind.STRING, Kind.SCALAR})

@@ -8,13 +8,13 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.conflicts import Clash, first_per_source, source_tag
-from devlint.core.describe import ran_elsewhere, operand_phrase, when_it_fails
+from devlint.rulekit.describe import ran_elsewhere, operand_phrase, when_it_fails
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.core.syntax import dotted_name
 from devlint.core.values import LOADER_BATCH, Kind
 from devlint.diagnostic import Severity
-from devlint.fix_helpers import ancestors, is_bound_at, receiver_text
+from devlint.rulekit.fixes import ancestors, is_bound_at, receiver_text
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation, owned_clashes
 
 _DEVICE_VALUES = frozenset({Kind.DEVICE, Kind.STRING, Kind.SCALAR})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.describe import failure_condition, origin_phrase
+from devlint.rulekit.describe import failure_condition, origin_phrase
 from devlint.core.events import Facts, LoaderCreated
 from devlint.core.lattice import Concrete, can_be_accelerator
 from devlint.diagnostic import Severity

@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.core.events import Facts, WrapperAttribute
 from devlint.core.scopes import WrapperInfo
 from devlint.core.syntax import dotted_name
-from devlint.core.wrapping import only_when_wrapped, severity_for, wrapper_info
+from devlint.rulekit.wrapping import only_when_wrapped, severity_for, wrapper_info
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 

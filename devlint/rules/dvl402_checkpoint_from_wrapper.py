@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from devlint.core.checkpoint_paths import file_names, path_argument
+from devlint.rulekit.checkpoint_paths import file_names, path_argument
 from devlint.core.events import CheckpointSave, Facts, StateDictLoad
 from devlint.core.syntax import descendants, last_name, string_value
 from devlint.core.values import Kind
-from devlint.core.wrapping import wrapped_state_in
+from devlint.rulekit.wrapping import wrapped_state_in
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 

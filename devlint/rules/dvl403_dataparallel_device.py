@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.describe import origin_phrase
+from devlint.rulekit.describe import origin_phrase
 from devlint.core.events import Facts, WrapperCall
 from devlint.core.lattice import CPU, Concrete
-from devlint.core.wrapping import only_when_wrapped, severity_for, wrapper_info
+from devlint.rulekit.wrapping import only_when_wrapped, severity_for, wrapper_info
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 

@@ -8,7 +8,7 @@ import libcst as cst
 
 from devlint.core.events import Facts, WrapperCall, WrapperCreated
 from devlint.core.lattice import CPU, Concrete
-from devlint.core.wrapping import mentions_rank, wrapper_info
+from devlint.rulekit.wrapping import mentions_rank, wrapper_info
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core.events import Facts, WrapperCreated
-from devlint.core.wrapping import wrapper_info
+from devlint.rulekit.wrapping import wrapper_info
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 

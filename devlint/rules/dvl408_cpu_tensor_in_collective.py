@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.describe import made_here, operand_phrase, ran_elsewhere
+from devlint.rulekit.describe import made_here, operand_phrase, ran_elsewhere
 from devlint.core.events import Collective, Facts, Operand, ProcessGroupCreated
 from devlint.core.lattice import CPU
 from devlint.diagnostic import Severity
