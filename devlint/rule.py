@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from devlint.core.conflicts import first_per_source
 from devlint.diagnostic import Severity, SourceEdit, SuggestedFix
+from devlint.rulekit.describe import clash_phrase
 
 if TYPE_CHECKING:
     from devlint.core.analysis import Facts
@@ -117,3 +119,28 @@ class Rule:
 
     def check(self, facts: Facts) -> Iterator[Finding]:
         raise NotImplementedError
+
+
+class ClashRule(Rule):
+    """A rule that reports the clashes its claims own (``clash_owners.py`` orders the
+    claims): each clash once per cpu-side source unless ``every_clash``, at the place it
+    happens, saying where both sides came from and then the rule's ``advice``.
+
+    Subclasses set ``owns`` (their claims) and override ``finding`` for another message,
+    place or fix, or ``check`` to report more than clashes.
+    """
+
+    owns: ClassVar[tuple[Claim, ...]]
+    advice: ClassVar[str | None] = None
+    every_clash: ClassVar[bool] = False  # True: a clash per event, not per cpu-side source
+
+    def check(self, facts: Facts) -> Iterator[Finding]:
+        found = owned_clashes(facts, *self.owns)
+        for event, clash in found if self.every_clash else first_per_source(found):
+            yield self.finding(facts, event, clash)
+
+    def finding(self, facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
+        message = clash_phrase(facts, clash)
+        if self.advice is not None:
+            message = f"{message}; {self.advice}"
+        return Finding(event.node, message, clash.severity)

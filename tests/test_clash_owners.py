@@ -8,6 +8,7 @@ import inspect
 from devlint.clash_owners import CLASH_PRECEDENCE, code_of
 from devlint.config import Settings
 from devlint.engine import lint_source
+from devlint.rule import ClashRule
 from devlint.rules import all_rules
 
 
@@ -69,3 +70,13 @@ def test_a_clash_no_enabled_rule_claims_is_not_reported():
 def test_each_claim_belongs_to_the_rule_of_its_module():
     assert [code_of(claim) for claim in CLASH_PRECEDENCE][:2] == ["DVL301", "DVL405"]
     assert code_of(CLASH_PRECEDENCE[-1]) == "DVL102"
+
+
+def test_each_clash_rule_owns_claims_of_its_own_module_only():
+    clash_rules = [rule for rule in all_rules() if issubclass(rule, ClashRule)]
+    assert len(clash_rules) == 8
+    for rule in clash_rules:
+        assert rule.owns, rule.meta.code
+        for claim in rule.owns:
+            assert claim in CLASH_PRECEDENCE
+            assert code_of(claim) == rule.meta.code

@@ -8,7 +8,7 @@ from devlint.core.conflicts import Clash, first_per_source, hard_coded
 from devlint.rulekit.describe import clash_phrase, origin_phrase, when_it_fails
 from devlint.core.events import DeviceDefaultKept, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, Finding, RuleMeta, RuntimeExpectation, owned_clashes
 
 
 def claims_hard_coded(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
@@ -21,7 +21,7 @@ def claims_operation(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clas
     return isinstance(event, OperandsMeet)
 
 
-class MixedDeviceOperands(Rule):
+class MixedDeviceOperands(ClashRule):
     """## What it does
     Finds operators (`+ - * / @ ==` …), torch functions (`torch.cat`, `torch.matmul`,
     `torch.where`, …) and tensor methods (`x.add(y)`, `x.masked_fill(m, v)`, …) whose
@@ -74,9 +74,13 @@ class MixedDeviceOperands(Rule):
         runtime=RuntimeExpectation(exception="RuntimeError", message="on the same device"),
     )
 
+    owns = (claims_operation,)
+    every_clash = True
+
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for event, clash in owned_clashes(facts, claims_operation):
-            yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
+        """Any other clash in an operation; then a literal ``.cuda()`` against a run-time
+        device, once per source; then a hard-coded device default a call keeps."""
+        yield from super().check(facts)
         for event, clash in first_per_source(owned_clashes(facts, claims_hard_coded)):
             yield _hard_coded(facts, event, clash)
         reported: set[int] = set()

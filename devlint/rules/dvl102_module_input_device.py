@@ -8,7 +8,7 @@ from devlint.core.conflicts import Clash
 from devlint.rulekit.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, RuleMeta, RuntimeExpectation
 
 
 def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
@@ -16,7 +16,7 @@ def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool
     return isinstance(event, ModuleCall)
 
 
-class ModuleInputDevice(Rule):
+class ModuleInputDevice(ClashRule):
     """## What it does
     Finds a model, layer or loss called with a tensor that lives on another
     device than the module's parameters and buffers: a CUDA model fed a CPU
@@ -51,6 +51,5 @@ class ModuleInputDevice(Rule):
         ),
     )
 
-    def check(self, facts: Facts) -> Iterator[Finding]:
-        for event, clash in owned_clashes(facts, claims):
-            yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
+    owns = (claims,)
+    every_clash = True

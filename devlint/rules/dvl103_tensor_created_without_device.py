@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 
 import libcst as cst
@@ -15,7 +16,7 @@ from devlint.core.syntax import dotted_name, expression_nodes, last_name
 from devlint.core.values import NO_DEVICE, Kind, Value
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import ancestors, is_bound_at, with_keyword
-from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, Finding, Fix, RuleMeta, RuntimeExpectation
 
 ADVICE = (
     "create it where its partner lives (`device=x.device`, `x.new_zeros(...)`, "
@@ -32,7 +33,7 @@ def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool
     return partner is None or not inside(facts, partner.node, event.function.body)
 
 
-class TensorCreatedWithoutDevice(Rule):
+class TensorCreatedWithoutDevice(ClashRule):
     """## What it does
     Finds `torch.zeros/ones/empty/full/arange/randn/rand/randint/eye/linspace/tensor(...)`
     called without `device=` inside a function or method (a module's `forward`,
@@ -90,11 +91,12 @@ class TensorCreatedWithoutDevice(Rule):
         ),
     )
 
-    def check(self, facts: Facts) -> Iterator[Finding]:
-        found = owned_clashes(facts, claims)
-        for event, clash in first_per_source(found):
-            message = f"{clash_phrase(facts, clash)}; {ADVICE}"
-            yield Finding(event.node, message, clash.severity, partial(_fix, facts, event, clash))
+    owns = (claims,)
+    advice = ADVICE
+
+    def finding(self, facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
+        found = super().finding(facts, event, clash)
+        return replace(found, fix=partial(_fix, facts, event, clash))
 
 
 def _fix(facts: Facts, event: Event, clash: Clash) -> Fix | None:

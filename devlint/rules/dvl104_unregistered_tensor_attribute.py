@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 
 import libcst as cst
@@ -13,7 +14,7 @@ from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.core.values import PLAIN_ATTRIBUTE, Kind
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import ancestors, statement_indent, torch_spelling
-from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, Finding, Fix, RuleMeta, RuntimeExpectation
 
 ADVICE = (
     "`Module.to()` moves only parameters, buffers and registered submodules: use "
@@ -26,7 +27,7 @@ def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool
     return source_tag(clash) == PLAIN_ATTRIBUTE
 
 
-class UnregisteredTensorAttribute(Rule):
+class UnregisteredTensorAttribute(ClashRule):
     """## What it does
     Finds a tensor stored on an `nn.Module` as a plain attribute
     (`self.mask = torch.tril(...)`, `self.anchors = torch.tensor(...)`) or
@@ -71,11 +72,11 @@ class UnregisteredTensorAttribute(Rule):
         runtime=RuntimeExpectation(exception="RuntimeError", message="on the same device"),
     )
 
-    def check(self, facts: Facts) -> Iterator[Finding]:
-        found = owned_clashes(facts, claims)
-        for event, clash in first_per_source(found):
-            message = f"{clash_phrase(facts, clash)}; {ADVICE}"
-            yield Finding(event.node, message, clash.severity, partial(_fix, facts, clash))
+    owns = (claims,)
+    advice = ADVICE
+
+    def finding(self, facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
+        return replace(super().finding(facts, event, clash), fix=partial(_fix, facts, clash))
 
 
 def _fix(facts: Facts, clash: Clash) -> Fix | None:

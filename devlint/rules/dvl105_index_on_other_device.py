@@ -8,7 +8,7 @@ from devlint.core.conflicts import Clash, called_module, first_per_source
 from devlint.rulekit.describe import clash_phrase
 from devlint.core.events import ADVANCED_INDEXING, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, Finding, RuleMeta, RuntimeExpectation
 
 ADVICE = (
     "indices must live on the device of the tensor they index (advanced indexing `t[idx]` is "
@@ -37,7 +37,7 @@ def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool
     return called_module(event, clash) in INDEX_MODULES
 
 
-class IndexOnOtherDevice(Rule):
+class IndexOnOtherDevice(ClashRule):
     """## What it does
     Finds `index_select`, `gather`, `scatter`/`scatter_add`, `take_along_dim`,
     `index_add`/`index_copy`, `F.embedding` and `nn.Embedding` called with
@@ -68,10 +68,9 @@ class IndexOnOtherDevice(Rule):
         runtime=RuntimeExpectation(exception="RuntimeError", message="on the same device"),
     )
 
-    def check(self, facts: Facts) -> Iterator[Finding]:
-        found = owned_clashes(facts, claims)
-        for event, clash in first_per_source(found):
-            indexing = isinstance(event, OperandsMeet) and event.operation == ADVANCED_INDEXING
-            advice = CPU_TENSOR_ADVICE if indexing else ADVICE
-            message = f"{clash_phrase(facts, clash)}; {advice}"
-            yield Finding(event.node, message, clash.severity)
+    owns = (claims,)
+
+    def finding(self, facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
+        indexing = isinstance(event, OperandsMeet) and event.operation == ADVANCED_INDEXING
+        advice = CPU_TENSOR_ADVICE if indexing else ADVICE
+        return Finding(event.node, f"{clash_phrase(facts, clash)}; {advice}", clash.severity)

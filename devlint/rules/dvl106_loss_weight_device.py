@@ -9,7 +9,7 @@ from devlint.core.conflicts import Clash, called_module, first_per_source
 from devlint.rulekit.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, RuleMeta, RuntimeExpectation
 
 ADVICE = (
     "move the criterion with `.to(device)` (its weight is a buffer) or create the weight on the "
@@ -35,7 +35,7 @@ def claims_weight_argument(facts: Facts, event: OperandsMeet | ModuleCall, clash
     return bool(qualname) and torch_api.is_loss(qualname)
 
 
-class LossWeightDevice(Rule):
+class LossWeightDevice(ClashRule):
     """## What it does
     Finds `nn.CrossEntropyLoss(weight=w)`, `nn.BCEWithLogitsLoss(pos_weight=w)`,
     `nn.NLLLoss(weight=w)` … whose weight stays on the CPU (the criterion is
@@ -67,8 +67,5 @@ class LossWeightDevice(Rule):
         ),
     )
 
-    def check(self, facts: Facts) -> Iterator[Finding]:
-        found = owned_clashes(facts, claims_own_weight, claims_weight_argument)
-        for event, clash in first_per_source(found):
-            message = f"{clash_phrase(facts, clash)}; {ADVICE}"
-            yield Finding(event.node, message, clash.severity)
+    owns = (claims_own_weight, claims_weight_argument)
+    advice = ADVICE

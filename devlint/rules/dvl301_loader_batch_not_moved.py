@@ -15,7 +15,7 @@ from devlint.core.syntax import dotted_name
 from devlint.core.values import LOADER_BATCH, Kind
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import ancestors, is_bound_at, receiver_text
-from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, Finding, Fix, RuleMeta, RuntimeExpectation
 
 _DEVICE_VALUES = frozenset({Kind.DEVICE, Kind.STRING, Kind.SCALAR})
 
@@ -25,7 +25,7 @@ def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool
     return source_tag(clash) == LOADER_BATCH
 
 
-class LoaderBatchNotMoved(Rule):
+class LoaderBatchNotMoved(ClashRule):
     """## What it does
     Finds a batch from a `DataLoader` (a tuple, list or dict batch, through
     `enumerate`, `zip`, `tqdm`, `iter`/`next` …) that reaches a model, a loss or
@@ -65,19 +65,20 @@ class LoaderBatchNotMoved(Rule):
         ),
     )
 
-    def check(self, facts: Facts) -> Iterator[Finding]:
-        found = owned_clashes(facts, claims)
-        for event, clash in first_per_source(found):
-            batch, other = clash.first, clash.second
-            where = f"; they meet {ran_elsewhere(facts, clash.elsewhere)}" if clash.elsewhere else ""
-            message = (
-                f"{operand_phrase(facts, batch)} and was never moved, but "
-                f"{operand_phrase(facts, other)}{where}{when_it_fails(clash)}"
-            )
-            if facts.is_here(batch.node):
-                yield Finding(batch.node, message, clash.severity, partial(_fix, facts, clash))
-            else:  # the batch as another file's code holds it: at the call that hands it over
-                yield Finding(event.node, message, clash.severity)
+    owns = (claims,)
+
+    def finding(self, facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
+        """At the batch, where its fix goes; a batch as another file's code holds it is
+        reported at the call that hands it over."""
+        batch, other = clash.first, clash.second
+        where = f"; they meet {ran_elsewhere(facts, clash.elsewhere)}" if clash.elsewhere else ""
+        message = (
+            f"{operand_phrase(facts, batch)} and was never moved, but "
+            f"{operand_phrase(facts, other)}{where}{when_it_fails(clash)}"
+        )
+        if facts.is_here(batch.node):
+            return Finding(batch.node, message, clash.severity, partial(_fix, facts, clash))
+        return Finding(event.node, message, clash.severity)
 
 
 def _fix(facts: Facts, clash: Clash) -> Fix | None:

@@ -8,7 +8,7 @@ from devlint.core.conflicts import Clash, wrapper_output_on_another_gpu
 from devlint.rulekit.describe import clash_phrase
 from devlint.core.events import Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
-from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation, owned_clashes
+from devlint.rule import ClashRule, RuleMeta, RuntimeExpectation
 
 
 def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool:
@@ -16,7 +16,7 @@ def claims(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> bool
     return wrapper_output_on_another_gpu(clash)
 
 
-class OutputDeviceMismatch(Rule):
+class OutputDeviceMismatch(ClashRule):
     """## What it does
     Finds the output of an `nn.DataParallel` model (gathered on
     `output_device`, by default `device_ids[0]`) meeting a tensor moved to
@@ -48,6 +48,5 @@ class OutputDeviceMismatch(Rule):
         ),
     )
 
-    def check(self, facts: Facts) -> Iterator[Finding]:
-        for event, clash in owned_clashes(facts, claims):
-            yield Finding(event.node, clash_phrase(facts, clash), clash.severity)
+    owns = (claims,)
+    every_clash = True
