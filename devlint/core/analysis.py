@@ -14,13 +14,12 @@ import libcst as cst
 from devlint.config import Settings
 from devlint.core.calls import Calls
 from devlint.core.classes import Classes
-from devlint.core.events import Facts, ReplicaStateWrite
+from devlint.core.events import Facts
 from devlint.core.expressions import Expressions
 from devlint.core.functions import Functions
 from devlint.core.imports import Importer, ModuleScope
 from devlint.core.state import AnalysisState
 from devlint.core.statements import Flow
-from devlint.core.syntax import assignments_to_self
 from devlint.core.wrappers import Wrappers
 
 
@@ -29,7 +28,6 @@ def analyse(module: cst.Module, settings: Settings, importer: Importer | None = 
     project modules it imports (without one, every import is outside the file's view)."""
     state = AnalysisState(module, frozenset(settings.device_names), importer=importer)
     _interpreter(state).run_module(module)
-    _note_replica_writes(state)
     facts = Facts(
         module,
         values=state.values,
@@ -73,13 +71,3 @@ def _interpreter(state: AnalysisState) -> Functions:
     functions.connect(expressions=expressions, flow=flow)
     classes.connect(expressions=expressions, functions=functions)
     return functions
-
-
-def _note_replica_writes(state: AnalysisState) -> None:
-    """``self.x = ...`` in the forward of a DataParallel-wrapped class: lost on replicas."""
-    for info, wrap in state.wrapped_classes.items():
-        forward = info.methods.get("forward")
-        if forward is None or forward.home is not None:  # another file's class: reported there
-            continue
-        for node, name in assignments_to_self(forward.node):
-            state.record(ReplicaStateWrite(node, name, wrap))

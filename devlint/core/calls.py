@@ -16,12 +16,12 @@ from devlint.core.collectives import distributed_event, launcher_backend
 from devlint.core.device_defaults import unpassed_device_parameters
 from devlint.core.events import (
     CheckpointLoad,
-    CreateThenMove,
     DeviceDefaultKept,
     HostConversion,
     LoaderCreated,
     ModuleCall,
     Operand,
+    TensorMoved,
 )
 from devlint.core.lattice import (
     CPU,
@@ -60,7 +60,6 @@ from devlint.core.values import (
     BUFFER,
     CALL_RESULT,
     FROZEN,
-    NO_DEVICE,
     PARAMETER,
     SCALAR_VALUE,
     UNKNOWN_VALUE,
@@ -742,31 +741,13 @@ class Calls(Part):
             verb, tag = "copied to cpu with `non_blocking=True`", ASYNC_COPY
         moved = receiver.with_device(target, Origin(verb, node, subject, tag))
         if receiver.kind is Kind.TENSOR:
-            self.note_create_then_move(node, receiver_node, receiver, moved)
+            self.state.record(TensorMoved(node, Operand(receiver_node, receiver), moved))
         if receiver.kind in (Kind.MODULE, Kind.WRAPPER) or (
             receiver.kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo)
         ):
             self.rebind(receiver_node, moved, env)
             env.update_aliases(receiver, moved)  # `policy = model; policy.to(device)`
         return moved
-
-    def note_create_then_move(
-        self, node: cst.Call, receiver_node: cst.BaseExpression, receiver: Value, moved: Value
-    ) -> None:
-        """``torch.zeros(3).to(device)``: the factory's result goes straight to a device."""
-        origin = receiver.origin
-        if (
-            isinstance(receiver_node, cst.Call)
-            and origin is not None
-            and origin.node is receiver_node
-            and origin.tag == NO_DEVICE
-            and can_be_accelerator(moved.device)
-            and not any(
-                arg.keyword and arg.keyword.value == "generator" for arg in receiver_node.args
-            )
-        ):  # a CPU generator: sampling on the cpu is how the numbers stay device-independent
-            random = last_name(receiver_node.func) in torch_model.RANDOM_FACTORIES
-            self.state.record(CreateThenMove(node, receiver_node, Operand(node, moved), random))
 
     def note_kept_device_defaults(
         self, node: cst.Call, info: FunctionInfo, args: Args, bound: bool, env: Env

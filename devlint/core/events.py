@@ -110,13 +110,13 @@ class CheckpointLoad(Event):
 
 
 @dataclass(frozen=True, eq=False)
-class CreateThenMove(Event):
-    """``torch.zeros(...).to(device)``: a factory's fresh cpu result moved at once."""
+class TensorMoved(Event):
+    """``x.to(...)``, ``x.cuda()``, ``x.cpu()`` on a tensor: ``tensor`` as it was, and
+    the copy the move returns."""
 
     node: cst.Call
-    factory: cst.Call
-    target: Operand  # the moved result, on its new device
-    random: bool  # a random factory: creating on the device changes the numbers drawn
+    tensor: Operand
+    moved: Value
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,7 +159,7 @@ class WrapperCreated(Event):
 
 @dataclass(frozen=True, eq=False)
 class WrapperAttribute(Event):
-    """``wrapped.custom`` where ``custom`` lives on ``wrapped.module`` only."""
+    """``wrapped.name``: an attribute other than ``module`` read on a wrapper."""
 
     node: cst.Attribute
     wrapper: Value
@@ -190,15 +190,6 @@ class StateDictLoad(Event):
 
     node: cst.Call
     target: Operand
-
-
-@dataclass(frozen=True, eq=False)
-class ReplicaStateWrite(Event):
-    """``self.<attr> = ...`` in the ``forward`` of a class wrapped in DataParallel."""
-
-    node: cst.CSTNode
-    attribute: str
-    wrap: cst.Call  # where the class is wrapped
 
 
 @dataclass(frozen=True, eq=False)

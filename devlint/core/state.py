@@ -23,7 +23,7 @@ from devlint.core.values import Value
 
 if TYPE_CHECKING:
     from devlint.core.imports import Importer, ModuleScope
-    from devlint.core.scopes import ClassInfo, FunctionInfo
+    from devlint.core.scopes import FunctionInfo
 
 
 _RESITED = (OperandsMeet, ModuleCall, Collective)
@@ -64,8 +64,6 @@ class AnalysisState:
     places_tensors: bool = False  # moves, `.device`, `device=`, nn.Module classes seen
     spawn_start_method: bool = False
     sets_cuda_device: bool = False
-    wrapped_classes: dict[ClassInfo, cst.Call] = field(default_factory=dict)
-    """Local classes wrapped in ``nn.DataParallel``, with the wrapping call."""
     importer: Importer | None = None
     """Finds the project modules the file imports; None: every import is outside."""
     home: ModuleScope | None = None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.core import torch_api
 from devlint.core.events import (
     CheckpointSave,
     Operand,
@@ -21,7 +20,7 @@ from devlint.core.events import (
 )
 from devlint.core.lattice import Concrete, Device, is_known
 from devlint.core.roles import InterpretsCalls, RunsStatements
-from devlint.core.scopes import Args, ClassInfo, WrapperInfo
+from devlint.core.scopes import Args, WrapperInfo
 from devlint.core.state import Part
 from devlint.core.values import (
     UNKNOWN_VALUE,
@@ -67,8 +66,6 @@ class Wrappers(Part):
         output = args.get(2, "output_device")
         info = WrapperInfo(WRAPPERS[qualname], node, inner, device_ids, output)
         wrapper = Value(Kind.WRAPPER, inner.device, inner.origin, stateful=True, ref=info)
-        if not info.distributed and isinstance(inner.ref, ClassInfo):
-            self.state.wrapped_classes.setdefault(inner.ref, node)
         self.state.record(WrapperCreated(node, wrapper))
         return wrapper
 
@@ -77,8 +74,7 @@ class Wrappers(Part):
         info = wrapper.ref
         if name == "module" and isinstance(info, WrapperInfo):
             return info.inner.with_device(wrapper.device, wrapper.origin)
-        if not torch_api.is_wrapper_attribute(name):
-            self.state.record(WrapperAttribute(node, wrapper, name))
+        self.state.record(WrapperAttribute(node, wrapper, name))
         return UNKNOWN_VALUE
 
     def wrapper_call(self, node: cst.Call, wrapper: Value, args: Args) -> Value:

@@ -7,10 +7,11 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.torch_model import is_legacy_constructor
-from devlint.core.events import CreateThenMove as Creation
-from devlint.core.events import Facts
-from devlint.core.values import Kind
+from devlint.core.events import Facts, TensorMoved
+from devlint.core.lattice import can_be_accelerator
+from devlint.core.syntax import last_name
+from devlint.core.torch_model import RANDOM_FACTORIES, is_legacy_constructor
+from devlint.core.values import NO_DEVICE, Kind
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import with_keyword
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
@@ -73,25 +74,49 @@ class CreateThenMove(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for creation in facts.of(Creation):
-            factory = facts.code_of(creation.factory.func)
-            device = creation.target.value.device.describe()
-            message = f"`{factory}(...)` is created on the cpu and copied to {device}; "
-            if is_legacy_constructor(facts, creation.factory):
+        for move in facts.of(TensorMoved):
+            factory = _fresh_factory(move)
+            if factory is None:
+                continue
+            name = facts.code_of(factory.func)
+            device = move.moved.device.describe()
+            message = f"`{name}(...)` is created on the cpu and copied to {device}; "
+            if is_legacy_constructor(facts, factory):
                 message += _LEGACY_ADVICE
-                yield Finding(creation.node, message, self.meta.severity)
+                yield Finding(move.node, message, self.meta.severity)
                 continue
             message += "create it there with `device=`"
-            if creation.random:
+            random = _random(factory)
+            if random:
                 message += " (the random numbers then come from the device's generator)"
-            yield Finding(
-                creation.node, message, self.meta.severity, partial(_fix, facts, creation)
-            )
+            fix = partial(_fix, facts, move.node, factory, random)
+            yield Finding(move.node, message, self.meta.severity, fix)
 
 
-def _fix(facts: Facts, creation: Creation) -> Fix | None:
+def _fresh_factory(move: TensorMoved) -> cst.Call | None:
+    """The factory call whose fresh cpu result the move copies to a device at once
+    (``torch.zeros(3).to(device)``). Not one sampling with a generator: drawing on the
+    cpu is how its numbers stay the same on every device."""
+    factory, origin = move.tensor.node, move.tensor.value.origin
+    if (
+        isinstance(factory, cst.Call)
+        and origin is not None
+        and origin.node is factory
+        and origin.tag == NO_DEVICE
+        and can_be_accelerator(move.moved.device)
+        and not any(arg.keyword and arg.keyword.value == "generator" for arg in factory.args)
+    ):
+        return factory
+    return None
+
+
+def _random(factory: cst.Call) -> bool:
+    """A random factory: creating on the device changes the numbers drawn."""
+    return last_name(factory.func) in RANDOM_FACTORIES
+
+
+def _fix(facts: Facts, move: cst.Call, factory: cst.Call, random: bool) -> Fix | None:
     """``torch.zeros(3).to(device)`` → ``torch.zeros(3, device=device)``."""
-    move, factory = creation.node, creation.factory
     device = _device_text(facts, move)
     keywords = {arg.keyword.value for arg in factory.args if arg.keyword is not None}
     if device is None or "pin_memory" in keywords:
@@ -102,7 +127,7 @@ def _fix(facts: Facts, creation: Creation) -> Fix | None:
     created = created.with_changes(
         lpar=[*move.lpar, *factory.lpar], rpar=[*factory.rpar, *move.rpar]
     )
-    safe = not creation.random and "requires_grad" not in keywords
+    safe = not random and "requires_grad" not in keywords
     title = f"Create it with `device={device}`"
     return Fix(move, facts.module.code_for_node(created), title, safe)
 

@@ -7,6 +7,7 @@ from functools import partial
 
 import libcst as cst
 
+from devlint.core import torch_api
 from devlint.core.events import Facts, WrapperAttribute
 from devlint.core.scopes import WrapperInfo
 from devlint.core.syntax import dotted_name
@@ -55,8 +56,8 @@ class AttributeThroughWrapper(Rule):
     def check(self, facts: Facts) -> Iterator[Finding]:
         for access in facts.of(WrapperAttribute):
             info = wrapper_info(access.wrapper)
-            if info is None:
-                continue
+            if info is None or torch_api.is_wrapper_attribute(access.name):
+                continue  # the wrapper's own (`forward`, `state_dict`, `device_ids`, ...)
             base = facts.code_of(access.node.value)
             message = (
                 f"`{access.name}` belongs to the model wrapped in {info.kind} at "

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.events import Facts, ReplicaStateWrite
+import libcst as cst
+
+from devlint.core.events import Facts, WrapperCreated
+from devlint.core.scopes import ClassInfo, WrapperInfo
+from devlint.core.syntax import assignments_to_self
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -37,10 +41,25 @@ class StateMutatedInReplica(Rule):
     )
 
     def check(self, facts: Facts) -> Iterator[Finding]:
-        for write in facts.of(ReplicaStateWrite):
-            message = (
-                f"`self.{write.attribute}` is assigned in `forward`, but this module is wrapped "
-                f"in DataParallel ({facts.place_of(write.wrap)}): forward runs on replicas "
-                f"and the assignment is lost"
-            )
-            yield Finding(write.node, message, self.meta.severity)
+        for cls, wrap in _wrapped_classes(facts).items():
+            forward = cls.methods.get("forward")
+            if forward is None or forward.home is not None:  # another file's: reported there
+                continue
+            for node, attribute in assignments_to_self(forward.node):
+                message = (
+                    f"`self.{attribute}` is assigned in `forward`, but this module is wrapped "
+                    f"in DataParallel ({facts.place_of(wrap)}): forward runs on replicas "
+                    f"and the assignment is lost"
+                )
+                yield Finding(node, message, self.meta.severity)
+
+
+def _wrapped_classes(facts: Facts) -> dict[ClassInfo, cst.Call]:
+    """The file's classes wrapped in DataParallel, each with the first call wrapping it."""
+    wrapped: dict[ClassInfo, cst.Call] = {}
+    for created in facts.of(WrapperCreated):
+        info = created.wrapper.ref
+        if isinstance(info, WrapperInfo) and not info.distributed:
+            if isinstance(info.inner.ref, ClassInfo):
+                wrapped.setdefault(info.inner.ref, created.node)
+    return wrapped
