@@ -64,6 +64,7 @@ from devlint.core.values import (
     SCALAR_VALUE,
     UNKNOWN_VALUE,
     Kind,
+    Marker,
     Origin,
     Value,
     accelerator_inside,
@@ -98,7 +99,7 @@ _RUNTIME_DEVICE_CHECKS = frozenset(
         "torch.accelerator.current_accelerator",
     }
 )
-GIVEN_A_DEVICE = object()  # ``ref`` of a callable made with a device (``functools.partial``)
+GIVEN_A_DEVICE = Marker("given a device")  # ``ref`` of ``functools.partial(f, device=d)``
 _BUILTINS = frozenset(
     {
         "enumerate",

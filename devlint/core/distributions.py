@@ -13,7 +13,7 @@ import libcst as cst
 
 from devlint.core.events import Operand
 from devlint.core.scopes import Args
-from devlint.core.values import Kind, Value, is_tensor_like, join_all
+from devlint.core.values import Kind, Referent, Value, is_tensor_like, join_all
 
 _PACKAGE = "torch.distributions."
 _WRAPPERS = frozenset({"Independent", "TransformedDistribution", "ExpandedDistribution"})
@@ -27,7 +27,7 @@ ATTRIBUTES = frozenset(
 
 
 @dataclass(frozen=True, eq=False)
-class Parameters:
+class Parameters(Referent):
     """``ref`` of a distribution: the expressions its tensors were given as."""
 
     nodes: tuple[cst.BaseExpression, ...]

@@ -18,11 +18,11 @@ import libcst as cst
 from devlint.core.binder import Env
 from devlint.core.deferred_imports import mentioned_names
 from devlint.core.positions import NotInModule, Positions
-from devlint.core.values import UNKNOWN_VALUE, Kind, Value
+from devlint.core.values import UNKNOWN_VALUE, Kind, Referent, Value
 
 
 @dataclass(eq=False)
-class ModuleScope:
+class ModuleScope(Referent):
     """A project module after its top level ran: its names, and where its code is.
 
     ``name`` is how messages name the file (``model.py``); ``submodule`` finds

@@ -13,7 +13,7 @@ import libcst as cst
 from devlint.core.binder import Env
 from devlint.core.syntax import calls_on_self, statements_on_self, words_in
 from devlint.core.tensor_evidence import TensorParameters
-from devlint.core.values import Value
+from devlint.core.values import Referent, Value
 
 if TYPE_CHECKING:
     from devlint.core.imports import ModuleScope
@@ -28,7 +28,7 @@ class ClassKind(enum.Enum):
 
 
 @dataclass(eq=False)
-class FunctionInfo:
+class FunctionInfo(Referent):
     """A function or method defined in the file, with the scope it closes over."""
 
     node: cst.FunctionDef
@@ -87,7 +87,7 @@ class FunctionInfo:
 
 
 @dataclass(eq=False)
-class ClassInfo:
+class ClassInfo(Referent):
     """A class defined in the file: its kind, methods and what ``__init__`` sets on self.
 
     ``attrs`` are the values of ``self.<name>`` after ``__init__`` as seen from
@@ -208,7 +208,7 @@ class Args:
 
 
 @dataclass(frozen=True, eq=False)
-class WrapperInfo:
+class WrapperInfo(Referent):
     """What ``nn.DataParallel(...)`` / ``DistributedDataParallel(...)`` was given.
 
     ``device_ids`` and ``output_device`` are the arguments (expression, value),

@@ -85,6 +85,27 @@ _STATE = frozenset({PARAMETER, BUFFER})
 _SOME_STATE = _STATE | {REGISTERED_ON_SOME_PATHS}
 
 
+class Referent:
+    """What a value's ``ref`` points at beyond a name or a number: a local function or
+    class (``scopes``), a wrapper's arguments, a project module (``imports``), a
+    distribution's parameters, the lengths of a tuple, a marker. Each is defined beside
+    what it describes and subclasses this, so ``Ref`` names them without importing them."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Marker(Referent):
+    """A ``ref`` that only says what a value is (the unknown result of a call)."""
+
+    name: str
+
+
+Ref = Referent | str | int | None
+"""What ``Value.ref`` holds: a qualified name, a marker string (``PARAMETER``), a literal
+integer, or a ``Referent``."""
+
+
 @dataclass(frozen=True, eq=False)
 class Value:
     """The abstract value of an expression.
@@ -95,7 +116,7 @@ class Value:
     (named by ``keys``); ``element`` is what iterating yields (for a mapping: the
     type of its values). ``stateful`` says whether a module owns parameters or
     buffers (None: unknown). ``ref`` points at what a callable or instance is (a
-    qualified torch name, a local function or class).
+    qualified torch name, a local function or class: see ``Ref``).
     """
 
     kind: Kind
@@ -106,7 +127,7 @@ class Value:
     keys: tuple[str, ...] | None = None
     element: Value | None = None
     stateful: bool | None = None
-    ref: object = None
+    ref: Ref = None
 
     def with_device(self, device: Device, origin: Origin | None) -> Value:
         return replace(self, device=device, origin=origin)
@@ -245,7 +266,7 @@ def _join_wrappers(a: Value, b: Value, device: Device) -> Value:
 
 
 @dataclass(frozen=True)
-class Lengths:
+class Lengths(Referent):
     """``ref`` of a tuple with a different length on different paths (a dataset's
     ``__getitem__`` returning three items in test mode and four otherwise): its items
     per length, since unpacking four names can only succeed on the four-item path."""
@@ -318,7 +339,7 @@ def _wraps_the_other(a: Value, b: Value) -> bool:
 
 
 USED_AS_MODULE = "used as a module"  # ``ref`` of a model whose class is defined elsewhere
-CALL_RESULT = object()  # ``ref`` of the unknown result of a call (may be a module)
+CALL_RESULT = Marker("call result")  # ``ref`` of the unknown result of a call (a module?)
 
 
 def used_as_module(value: Value) -> Value:
