@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from devlint.core.conflicts import clashes
-from devlint.core.events import Facts
-from devlint.rule import CLASH_OWNERS, Claim
+from devlint.core.events import Claim, Facts
 from devlint.rules import all_rules
 from devlint.rules import dvl101_mixed_device_operands as dvl101
 from devlint.rules import dvl102_module_input_device as dvl102
@@ -55,4 +54,4 @@ def assign(facts: Facts, enabled: Collection[str]) -> None:
         owner = next((claim for claim in claims if claim(facts, event, clash)), None)
         if owner is not None:
             owned.append((event, clash, owner))
-    facts.cache[CLASH_OWNERS] = owned
+    facts.clash_owners = owned

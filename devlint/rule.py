@@ -19,8 +19,7 @@ from devlint.rulekit.describe import clash_phrase
 
 if TYPE_CHECKING:
     from devlint.core.analysis import Facts
-    from devlint.core.conflicts import Clash
-    from devlint.core.events import ModuleCall, OperandsMeet
+    from devlint.core.events import Claim, Clash, ModuleCall, OperandsMeet
 
 
 @dataclass(frozen=True)
@@ -93,20 +92,13 @@ class Finding:
     fix: FixBuilder | None = None
 
 
-Claim = Callable[["Facts", "OperandsMeet | ModuleCall", "Clash"], bool]
-"""A rule's decision that a clash is its own to report (``devlint/clash_owners.py`` orders them)."""
-
-CLASH_OWNERS = "clash owners"
-"""The ``Facts.cache`` entry where ``clash_owners.assign`` puts each clash with its claim."""
-
-
 def owned_clashes(facts: Facts, *claims: Claim) -> list[tuple[OperandsMeet | ModuleCall, Clash]]:
     """The clashes of a file that one of ``claims`` owns, in analysis order.
 
     The engine assigns owners once per file before any rule runs, since a clash
     belongs to the first claim in the precedence list that accepts it.
     """
-    owners = facts.cache.get(CLASH_OWNERS)
+    owners = facts.clash_owners
     if owners is None:
         raise LookupError("clash owners are assigned by devlint.clash_owners.assign")
     return [(event, clash) for event, clash, owner in owners if owner in claims]

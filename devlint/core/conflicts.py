@@ -8,12 +8,20 @@ reports each one is the rules' decision, not the core's: see
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import libcst as cst
 
 from devlint.core.callers import rests_on_no_caller
-from devlint.core.events import Collective, Event, Facts, ModuleCall, Operand, OperandsMeet
+from devlint.core.events import (
+    Clash,
+    Collective,
+    Event,
+    Facts,
+    ModuleCall,
+    Operand,
+    OperandsMeet,
+)
 from devlint.core.lattice import (
     CPU,
     MODULE_DEVICE,
@@ -37,17 +45,6 @@ ELEMENTWISE_WEIGHT_LOSSES = frozenset({"torch.nn.BCEWithLogitsLoss", "torch.nn.B
 CPU_OPERAND_MODULES = frozenset({"torch.nn.CTCLoss"})
 """Modules whose other inputs may stay on the CPU: CTC targets and lengths (cuDNN wants them
 there; the native kernel moves them itself)."""
-
-
-@dataclass(frozen=True, eq=False)
-class Clash:
-    """Two operands whose devices conflict; ``first`` is the cpu side when there is one,
-    else the side on a hard-coded accelerator (``.cuda()``) against a run-time device."""
-
-    first: Operand
-    second: Operand
-    severity: Severity
-    elsewhere: cst.CSTNode | None = None  # where in another file's code they meet
 
 
 def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
@@ -88,7 +85,7 @@ def _most_certain(operands: tuple[Operand, ...], strict: bool) -> Clash | None:
 def clashes(facts: Facts) -> list[tuple[OperandsMeet | ModuleCall, Clash]]:
     """Every clash the analysis believes, with the event showing it, in analysis order
     (computed once per file)."""
-    found = facts.cache.get("clashes")
+    found = facts.clashes
     if found is None:
         found = []
         sites: set[cst.CSTNode] = set()  # calls whose other-file code already clashed
@@ -99,7 +96,7 @@ def clashes(facts: Facts) -> list[tuple[OperandsMeet | ModuleCall, Clash]]:
             if event.elsewhere is not None:
                 sites.add(event.node)  # the first clash in there is what fails
             found.append((event, clash))
-        facts.cache["clashes"] = found
+        facts.clashes = found
     return found
 
 

@@ -5,6 +5,7 @@ Rules read these events; they never walk the tree for devices themselves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -13,6 +14,7 @@ import libcst as cst
 from devlint.core.lattice import UNKNOWN, Device
 from devlint.core.positions import NotInModule, Positions
 from devlint.core.values import Value
+from devlint.diagnostic import Severity
 
 if TYPE_CHECKING:
     from devlint.core.imports import Importer, ModuleScope
@@ -218,6 +220,22 @@ class ProcessGroupCreated(Event):
     backend: str | None
 
 
+@dataclass(frozen=True, eq=False)
+class Clash:
+    """Two operands whose devices conflict; ``first`` is the cpu side when there is one,
+    else the side on a hard-coded accelerator (``.cuda()``) against a run-time device."""
+
+    first: Operand
+    second: Operand
+    severity: Severity
+    elsewhere: cst.CSTNode | None = None  # where in another file's code they meet
+
+
+Claim = Callable[["Facts", "OperandsMeet | ModuleCall", Clash], bool]
+"""A rule's decision that a clash is its own to report (``devlint/clash_owners.py`` orders
+the claims)."""
+
+
 class Layout(Protocol):
     """What the user sees of the analysed text: a file's lines, or a notebook's cells."""
 
@@ -248,6 +266,10 @@ class Facts:
 
     module: cst.Module
     events: list[Event] = field(default_factory=list)  # in analysis order
+    clashes: list[tuple[OperandsMeet | ModuleCall, Clash]] | None = None
+    """Every clash the analysis believes (``conflicts.clashes`` finds them, once)."""
+    clash_owners: list[tuple[OperandsMeet | ModuleCall, Clash, Claim]] | None = None
+    """Each clash with the claim that reports it (the engine's ``clash_owners.assign``)."""
     cache: dict[str, object] = field(default_factory=dict)  # what rules derive, once per file
     runtime_device: bool = False  # the file picks its device at run time
     spawn_start_method: bool = False  # the file sets a spawn/forkserver start method

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.core.conflicts import Clash
-from devlint.core.events import Facts, Operand
+from devlint.core.events import Clash, Facts, Operand
 from devlint.core.lattice import MAYBE_ACCEL, Device, Symbol, is_hard_coded_accelerator
 from devlint.core.values import Origin, Value
 from devlint.diagnostic import Severity

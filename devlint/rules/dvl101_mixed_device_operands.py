@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Clash, first_per_source, hard_coded
+from devlint.core.conflicts import first_per_source, hard_coded
 from devlint.rulekit.describe import clash_phrase, origin_phrase, when_it_fails
-from devlint.core.events import DeviceDefaultKept, Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Clash, DeviceDefaultKept, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import ClashRule, Finding, RuleMeta, RuntimeExpectation, owned_clashes
 

@@ -9,9 +9,9 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.torch_model import RANDOM_FACTORIES, is_legacy_constructor
-from devlint.core.conflicts import Clash, first_per_source, inside, source_tag
+from devlint.core.conflicts import first_per_source, inside, source_tag
 from devlint.rulekit.describe import clash_phrase
-from devlint.core.events import Event, Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Clash, Event, Facts, ModuleCall, OperandsMeet
 from devlint.core.syntax import dotted_name, expression_nodes, last_name
 from devlint.core.values import NO_DEVICE, Kind, Value
 from devlint.diagnostic import Severity

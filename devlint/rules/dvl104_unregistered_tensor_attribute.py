@@ -8,9 +8,9 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.conflicts import Clash, first_per_source, source_tag
+from devlint.core.conflicts import first_per_source, source_tag
 from devlint.rulekit.describe import clash_phrase
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Clash, Facts, ModuleCall, OperandsMeet
 from devlint.core.values import PLAIN_ATTRIBUTE, Kind
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import ancestors, statement_indent, torch_spelling

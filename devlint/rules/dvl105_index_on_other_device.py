@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Clash, called_module, first_per_source
+from devlint.core.conflicts import called_module, first_per_source
 from devlint.rulekit.describe import clash_phrase
-from devlint.core.events import ADVANCED_INDEXING, Facts, ModuleCall, OperandsMeet
+from devlint.core.events import ADVANCED_INDEXING, Clash, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import ClashRule, Finding, RuleMeta, RuntimeExpectation
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.core import torch_api
-from devlint.core.conflicts import Clash, called_module, first_per_source
+from devlint.core.conflicts import called_module, first_per_source
 from devlint.rulekit.describe import clash_phrase
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Clash, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import ClashRule, RuleMeta, RuntimeExpectation
 

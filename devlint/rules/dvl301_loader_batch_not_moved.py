@@ -7,9 +7,9 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.conflicts import Clash, first_per_source, source_tag
+from devlint.core.conflicts import first_per_source, source_tag
 from devlint.rulekit.describe import ran_elsewhere, operand_phrase, when_it_fails
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Clash, Facts, ModuleCall, OperandsMeet
 from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.core.syntax import dotted_name
 from devlint.core.values import LOADER_BATCH, Kind

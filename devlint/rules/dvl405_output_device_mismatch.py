@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devlint.core.conflicts import Clash, wrapper_output_on_another_gpu
+from devlint.core.conflicts import wrapper_output_on_another_gpu
 from devlint.rulekit.describe import clash_phrase
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Clash, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import ClashRule, RuleMeta, RuntimeExpectation
 
