@@ -205,6 +205,8 @@ def test_parallel_jobs_report_every_file_in_order(tmp_path: Path) -> None:
         ["check", "missing.py"],
         ["check", "--select", "dvl-1", "."],
         ["check", "--jobs", "0", "."],
+        ["confirm", "--jobs", "0", "DVL101"],
+        ["confirm", "-j", "two", "DVL101"],
         ["check", "--format", "xml", "."],
         ["check", "--no-such-option", "."],
         ["check", "--config", "missing.toml", "."],

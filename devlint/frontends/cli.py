@@ -30,6 +30,7 @@ from devlint.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
 from devlint.files import Entry, MissingPathError, iter_source_files
 from devlint.fix_count import NO_FIXES, FixCount, fixable, wanted, write_refusal
 from devlint.frontends.github_output import print_github
+from devlint.frontends.options import add_jobs_option
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
 from devlint.notebooks.reading import is_notebook
@@ -153,14 +154,7 @@ def _parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="apply the exclusions to paths named on the command line too (pre-commit does)",
     )
-    check.add_argument(
-        "-j",
-        "--jobs",
-        type=_positive_int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="worker processes (default: number of CPUs)",
-    )
+    add_jobs_option(check, "worker processes")
     check.add_argument(
         "--no-cache",
         action="store_true",
@@ -266,16 +260,6 @@ def _patterns(text: str) -> tuple[str, ...]:
     """Comma-separated globs; those with a ``/`` are relative to the working directory."""
     patterns = [pattern.strip() for pattern in text.split(",") if pattern.strip()]
     return anchor_patterns(patterns, os.getcwd())
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
 
 
 # check ----------------------------------------------------------------------

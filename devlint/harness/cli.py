@@ -72,7 +72,7 @@ def confirm_command(args: argparse.Namespace) -> int:
     for backend, gpus in backends:
         with Progress(3 * len(rules), f"{backend} ({counted(gpus, 'GPU')})") as progress:
             found += confirm(
-                rules, backend, gpus, max(1, args.jobs), args.timeout, previous, progress.advance
+                rules, backend, gpus, args.jobs, args.timeout, previous, progress.advance
             )
     elapsed = time.monotonic() - started
     _print_table(found)

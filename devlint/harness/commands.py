@@ -7,9 +7,9 @@ Kept apart from ``devlint.harness.cli``, which imports the harness, so that
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
+from devlint.frontends.options import add_jobs_option
 from devlint.harness.run_options import run_options
 
 
@@ -34,14 +34,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     confirm_parser.add_argument(
         "--json", type=Path, metavar="PATH", help="write (merge) the evidence into this file"
     )
-    confirm_parser.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="examples run at once (default: number of CPUs)",
-    )
+    add_jobs_option(confirm_parser, "examples")
     confirm_parser.add_argument(
         "--timeout",
         type=float,
