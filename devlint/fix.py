@@ -4,8 +4,8 @@ A rule's ``Fix`` replaces the source text of one node; the engine turns it into
 line/column edits on the ``Diagnostic``. ``fix_source`` applies every wanted fix
 that does not overlap an earlier one, lints the result again and repeats until
 nothing is left to fix (ruff's model). A file whose LibCST round trip is not
-exact (``module.code != source``, see ECOSYSTEM.md) is never rewritten: its
-node texts and positions cannot be trusted.
+exact (``module.code != source``: LibCST loses some whitespace and line
+continuations) is never rewritten: its node texts and positions cannot be trusted.
 """
 
 from __future__ import annotations
