@@ -175,9 +175,7 @@ def test_rules_import_only_the_core_and_the_rule_kit():
     rules = [name for name in graph if name.startswith("devlint.rules.")]
     assert len(rules) > 10
     for name in rules:
-        outside = {
-            m for m in graph[name] if not m.startswith(("devlint.core", "devlint.rulekit"))
-        }
+        outside = {m for m in graph[name] if not m.startswith(("devlint.core", "devlint.rulekit"))}
         assert outside <= RULES_MAY_IMPORT, (name, sorted(outside - RULES_MAY_IMPORT))
 
 
