@@ -180,3 +180,31 @@ def test_uninstalling_restores_a_plain_cpu_torch():
     assert torch.ones(1).device.type == "cpu"
     with pytest.raises((RuntimeError, AssertionError)):
         torch.ones(1, device="cuda")
+
+
+def test_packed_sequences_keep_lengths_and_batch_sizes_on_the_cpu(gpus):
+    """A CUDA build reads a packed sequence's lengths and batch sizes on the host: CPU
+    lengths pack a GPU batch, the LSTM runs on it, and unpacking returns CPU lengths."""
+    rnn = torch.nn.utils.rnn
+    lstm = torch.nn.LSTM(4, 3, batch_first=True).to("cuda")
+    padded = torch.randn(2, 5, 4, device="cuda")
+    packed = rnn.pack_padded_sequence(padded, torch.tensor([5, 3]), batch_first=True)
+    assert (packed.data.device.type, packed.batch_sizes.device.type) == ("cuda", "cpu")
+    output, lengths = rnn.pad_packed_sequence(lstm(packed)[0], batch_first=True)
+    assert (output.device.type, lengths.device.type) == ("cuda", "cpu")
+    assert lengths.tolist() == [5, 3]
+    unsorted = rnn.pack_padded_sequence(
+        padded, torch.tensor([3, 5]), batch_first=True, enforce_sorted=False
+    )
+    output, lengths = rnn.pad_packed_sequence(lstm(unsorted)[0], batch_first=True)
+    assert (output.device.type, lengths.device.type, lengths.tolist()) == ("cuda", "cpu", [3, 5])
+
+
+def test_lengths_on_a_gpu_are_refused_as_pytorch_refuses_them(gpus):
+    padded = torch.randn(2, 5, 4, device="cuda")
+    lengths = torch.tensor([5, 3], device="cuda")
+    with pytest.raises(RuntimeError) as error:
+        torch.nn.utils.rnn.pack_padded_sequence(padded, lengths, batch_first=True)
+    assert str(error.value) == (
+        "'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor"
+    )

@@ -16,10 +16,13 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from devlint.harness.emulator.devices import device_of
+from devlint.harness.emulator.devices import device_of, leave_on_cpu
 
 _local = threading.local()
 _GETTERS_AND_QUERIES = ("__get__", "__set__", "untyped_storage", "dim", "size", "numel")
+_HOST_OUTPUTS = {"_pad_packed_sequence": 1}
+"""Results that C++ builds from a host argument's options (the lengths, from a packed
+sequence's CPU ``batch_sizes``): on the CPU whatever device the call's data is on."""
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,13 @@ class CallContext(TorchFunctionMode):
             stack = _local.stack = []
         stack.append(call)
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
         finally:
             stack.pop()
+        host = _HOST_OUTPUTS.get(getattr(func, "__name__", ""))
+        if host is not None:
+            leave_on_cpu(result[host])
+        return result
 
 
 def _as_device(value: Any) -> torch.device | None:

@@ -62,6 +62,13 @@ def bind(tensor: torch.Tensor, device: torch.device) -> None:
         setattr(storage, DEVICE_TAG, device)
 
 
+def leave_on_cpu(tensor: torch.Tensor) -> None:
+    """Undo the placement of a result that a CUDA build keeps on the host."""
+    storage = storage_of(tensor)
+    if storage is not None and hasattr(storage, DEVICE_TAG):
+        delattr(storage, DEVICE_TAG)
+
+
 def storage_device(storage: object) -> torch.device | None:
     """The virtual GPU of a (typed or untyped) storage, or None."""
     untyped = getattr(storage, "_untyped_storage", storage)

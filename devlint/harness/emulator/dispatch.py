@@ -428,6 +428,27 @@ def _run_on(
     return result
 
 
+def _pack_padded_sequence(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
+    """``lengths`` must be a CPU tensor; the packed data is on the input's device and its
+    ``batch_sizes`` on the CPU (``PackedSequence.cpp``)."""
+    source, lengths = args[0], args[1]
+    if device_of(lengths).type != "cpu":
+        name = type_string(lengths).removeprefix("CUDA").removesuffix("Type")
+        _raise(errors.lengths_not_on_cpu(lengths.dim(), device_of(lengths), name))
+    return _first_output_on(state, device_of(source), func, args, kwargs)
+
+
+def _first_output_on(
+    state: EmulatorState, device: torch.device, func: Any, args: tuple, kwargs: dict
+) -> Any:
+    result = func(*args, **kwargs)
+    if device.type == "cuda":
+        state.initialize()
+        inputs = {id(storage_of(arg)) for arg in args if isinstance(arg, torch.Tensor)}
+        _place_outputs(state, result[0], device, inputs)
+    return result
+
+
 def _first_operand(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
     """Ops that take another device's operand as a plain value (``fill_``'s 0-dim value)."""
     return _run_on(state, device_of(args[0]), func, args, kwargs)
@@ -452,6 +473,7 @@ _HANDLERS: dict[Any, Handler | None] = {
     aten._convolution: _convolution,
     aten.fill_: _first_operand,
     aten.set_: _first_operand,
+    aten._pack_padded_sequence: _pack_padded_sequence,
 }
 
 

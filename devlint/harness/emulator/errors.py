@@ -90,3 +90,11 @@ def invalid_device_ordinal() -> RuntimeError:
 def no_cpu_backend() -> RuntimeError:
     """``ProcessGroup::getBackend``: a collective on CPU tensors in a group with NCCL alone."""
     return RuntimeError("No backend type associated with device type cpu")
+
+
+def lengths_not_on_cpu(dim: int, device: torch.device, scalar_type: str) -> RuntimeError:
+    """``_pack_padded_sequence`` (``PackedSequence.cpp``): lengths are read on the host."""
+    return RuntimeError(
+        "'lengths' argument should be a 1D CPU int64 tensor, but got "
+        f"{dim}D {device} {scalar_type} tensor"
+    )
