@@ -52,11 +52,13 @@ class FunctionInfo(Referent):
         return self.name == "forward" and index == 0
 
     def inputs_given(
-        self, args: Args, tensors: frozenset[str] | set[str]
+        self, args: Args, evidence: TensorParameters
     ) -> list[tuple[cst.BaseExpression, Value]]:
         """The arguments of a call to this ``forward`` that it takes as tensor inputs: those
-        ``takes_input`` names, and the parameters its code shows to be tensors (``tensors``:
-        ``torch.cat([state, action])``), not the ones it uses as numbers or indices."""
+        ``takes_input`` names, and the parameters its code shows to be tensors
+        (``torch.cat([state, action])``), not the ones it uses as numbers or indices, nor
+        those it places itself or reads on the host (``evidence.placed``)."""
+        tensors, placed = evidence.tensors, evidence.placed
         params = [*self.node.params.posonly_params, *self.node.params.params][1:]
         named = {param.name.value: index for index, param in enumerate(params)}
         named.update({param.name.value: -1 for param in self.node.params.kwonly_params})
@@ -65,12 +67,15 @@ class FunctionInfo(Referent):
             given
             for index, given in enumerate(args.positional)
             if index < len(params)
+            and params[index].name.value not in placed
             and (self.takes_input(params[index], index) or params[index].name.value in tensors)
         ]
         for name, given in args.keywords.items():
             index = named.get(name)
             param = params[index] if index is not None and index >= 0 else kwonly.get(name)
-            if param is not None and (self.takes_input(param, index) or name in tensors):
+            if param is None or name in placed:
+                continue
+            if self.takes_input(param, index) or name in tensors:
                 chosen.append(given)
         return chosen
 

@@ -11,6 +11,11 @@ arrays taken for tensors are a known source of false findings. A parameter
 whose items the code shows to be tensors (``for t in feats: t.size(0)``,
 ``a, b = pair; a.unsqueeze(0)``) is a sequence of tensors on a device the
 caller chooses.
+
+A parameter the function places itself (``lengths.cpu()``, ``x.to(self.device)``) or
+hands to a torch call that reads it on the host (the ``lengths`` of
+``pack_padded_sequence``) may come from its caller on any device: it is no input that
+must be on a module's device.
 """
 
 from __future__ import annotations
@@ -54,9 +59,11 @@ class TensorParameters:
 
     tensors: frozenset[str] = frozenset()
     sequences: frozenset[str] = frozenset()
+    placed: frozenset[str] = frozenset()
+    """Parameters the code moves to a device itself or hands to a host-side argument."""
 
     def without(self, names: set[str]) -> TensorParameters:
-        return TensorParameters(self.tensors - names, self.sequences - names)
+        return TensorParameters(self.tensors - names, self.sequences - names, self.placed)
 
 
 def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> TensorParameters:
@@ -76,6 +83,7 @@ def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> TensorPar
         return TensorParameters()
     found = {param.name.value for param in params if _annotated_tensor(param)}
     tested: set[str] = set()
+    placed: set[str] = set()
     items: dict[str, str] = {}  # a name bound to an item of a parameter -> the parameter
     for node in expression_nodes(function.body):
         kind = type(node)
@@ -97,6 +105,7 @@ def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> TensorPar
                     tested.add(device_of)
         elif kind is cst.Call:
             found.update(_tensors_of_call(node, resolve))
+            placed.update(_placed_by_call(node, resolve))
         elif kind is cst.For or kind is cst.CompFor:
             _note_items(node.target, node.iter, names, items)
         elif kind is cst.Assign and len(node.targets) == 1:
@@ -108,7 +117,7 @@ def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> TensorPar
     numbers = {param.name.value for param in params if _python_number(param)}
     tensors = (found & names) - tested - numbers
     sequences = {items[name] for name in found if name in items} - tensors - tested - numbers
-    return TensorParameters(frozenset(tensors), frozenset(sequences))
+    return TensorParameters(frozenset(tensors), frozenset(sequences), frozenset(placed & names))
 
 
 def _note_items(
@@ -150,6 +159,55 @@ def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
         yield first.value
     elif spec.sequence_param:  # `torch.cat([state, action], 1)`: each one a tensor
         yield from (e.value.value for e in first.elements if isinstance(e.value, cst.Name))
+
+
+_MOVES = frozenset({"cpu", "cuda"})
+_HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
+"""Arguments a torch function reads on the host, whatever device the rest is on."""
+
+
+def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
+    """The names a call moves to a device (``x.cpu()``, ``x.to(device)``; not
+    ``x.to(torch.float16)``) or hands to a host-side argument."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        owner = _name_of(func.value)
+        method = func.attr.value
+        if owner is not None and (method in _MOVES or (method == "to" and _names_a_device(call))):
+            yield owner
+    written = dotted_name(func)
+    qualname = resolve(written) if written is not None else None
+    host = _HOST_ARGUMENTS.get(qualname or "")
+    if host is not None:
+        position, keyword = host
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return
+            keyword_given = arg.keyword.value if arg.keyword is not None else None
+            if keyword_given == keyword or (keyword_given is None and index == position):
+                name = _name_of(arg.value)
+                if name is not None:
+                    yield name
+
+
+def _names_a_device(call: cst.Call) -> bool:
+    """``.to(device)``, ``.to(self.device)``, ``.to("cuda")``, ``.to(device=...)``: a move,
+    not a conversion (``.to(torch.float16)``) or a copy of another tensor's options."""
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == "device":
+                return True
+            continue
+        value = arg.value
+        if isinstance(value, cst.SimpleString):
+            return any(word in value.value for word in ("cuda", "cpu", "mps", "xpu"))
+        written = dotted_name(value)
+        if written is not None:
+            return written.rsplit(".", 1)[-1].endswith("device")
+        if isinstance(value, cst.Call):
+            return dotted_name(value.func) in ("torch.device", "device")
+        return False
+    return False
 
 
 def _python_number(param: cst.Param) -> bool:
