@@ -21,6 +21,7 @@ from devlint.core.events import (
     LoaderCreated,
     ModuleCall,
     Operand,
+    SequencePacked,
     TensorMoved,
 )
 from devlint.core.lattice import (
@@ -462,6 +463,7 @@ class Calls(Part):
             "torch.cuda.is_available": _availability,
             "torch.nn.Parameter": _parameter,
             "torch.nn.parameter.Parameter": _parameter,
+            "torch.nn.utils.rnn.pack_padded_sequence": self._pack_padded_sequence,
         }
         for name in _TENSOR_FROM_DATA:
             handlers[name] = partial(self._tensor_from_data, name)
@@ -508,6 +510,11 @@ class Calls(Part):
         given = args.get(1, "map_location") is not None
         self.state.record(CheckpointLoad(node, given, self.flow.function))
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+    def _pack_padded_sequence(self, node: cst.Call, args: Args) -> None:
+        given = args.get(1, "lengths")
+        if given is not None and is_tensor_like(given[1]):
+            self.state.record(SequencePacked(node, Operand(*given)))
 
     def _numpy_conversion(self, node: cst.Call, args: Args) -> Value:
         given = args.get(0, "object") or args.get(0, "a")
@@ -856,7 +863,7 @@ class Calls(Part):
         forward = module.ref.methods.get("forward") if isinstance(module.ref, ClassInfo) else None
         if forward is None or args.starred or args.unpacked:
             return None
-        return forward.inputs_given(args, self.functions.tensor_evidence(forward).tensors)
+        return forward.inputs_given(args, self.functions.tensor_evidence(forward))
 
 
 def _sets_up_distributed(name: str | None) -> bool:

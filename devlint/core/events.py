@@ -133,6 +133,14 @@ class DeviceDefaultKept(Event):
 
 
 @dataclass(frozen=True, eq=False)
+class SequencePacked(Event):
+    """``pack_padded_sequence(input, lengths)`` given a tensor of lengths."""
+
+    node: cst.Call
+    lengths: Operand
+
+
+@dataclass(frozen=True, eq=False)
 class LoaderCreated(Event):
     """A ``DataLoader(...)`` call and what the analysis knows of its batches and workers."""
 
