@@ -40,6 +40,7 @@ CANNOT_RUN_HERE = {
     "DVL203/resume_without_map_location.py": "FileNotFoundError",
     "DVL301/tqdm_loader.py": "ModuleNotFoundError",  # tqdm, when it is not installed
     "DVL401/ddp_alias_submodule.py": "KeyError",  # LOCAL_RANK, set by torchrun
+    "DVL401/ddp_config_through_wrapper.py": "KeyError",
 }
 """Fixtures that stop, fixed or not, at what a test machine lacks: (their exception type)."""
 
