@@ -16,10 +16,10 @@ from devlint.core.calls import Calls
 from devlint.core.classes import Classes
 from devlint.core.events import Facts
 from devlint.core.expressions import Expressions
+from devlint.core.flow import Flow
 from devlint.core.functions import Functions
 from devlint.core.imports import Importer, ModuleScope
 from devlint.core.state import AnalysisState
-from devlint.core.statements import Flow
 from devlint.core.wrappers import Wrappers
 
 

@@ -102,7 +102,7 @@ class TracksWrappers(Protocol):
 
 
 class RunsStatements(Protocol):
-    """``core/statements.py``: statements, control flow and the frames of running functions."""
+    """``core/flow.py``: statements, control flow and the frames of running functions."""
 
     @property
     def function(self) -> cst.FunctionDef | None: ...
