@@ -512,7 +512,7 @@ class Calls(Part):
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def _pack_padded_sequence(self, node: cst.Call, args: Args) -> None:
-        given = args.get(1, "lengths")
+        given = args.get(*torch_api.HOST_ARGUMENTS["torch.nn.utils.rnn.pack_padded_sequence"])
         if given is not None and is_tensor_like(given[1]):
             self.state.record(SequencePacked(node, Operand(*given)))
 

@@ -162,8 +162,6 @@ def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
 
 
 _MOVES = frozenset({"cpu", "cuda"})
-_HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
-"""Arguments a torch function reads on the host, whatever device the rest is on."""
 
 
 def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
@@ -177,7 +175,7 @@ def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
             yield owner
     written = dotted_name(func)
     qualname = resolve(written) if written is not None else None
-    host = _HOST_ARGUMENTS.get(qualname or "")
+    host = torch_api.HOST_ARGUMENTS.get(qualname or "")
     if host is not None:
         position, keyword = host
         for index, arg in enumerate(call.args):

@@ -103,6 +103,10 @@ AUDIO_TRANSFORMS_WITH_BUFFERS = frozenset(
 resampling kernel): modules made on the CPU like ``nn.Linear``. torchaudio is not in the
 generated table; its buffer-free transforms (``AmplitudeToDB``, ``Vol``) follow their input."""
 
+HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
+"""Arguments a torch function reads on the host (position, keyword): they must be CPU
+tensors whatever device the rest is on (``'lengths' argument should be a 1D CPU int64
+tensor``)."""
 MODULE_DICT = "torch.nn.ModuleDict"
 DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
 """``nn.ModuleDict``'s own methods; any other attribute is one of its members."""
