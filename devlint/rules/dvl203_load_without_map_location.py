@@ -9,7 +9,7 @@ import libcst as cst
 
 from devlint.rulekit.checkpoint_paths import file_names, path_argument
 from devlint.core.events import CheckpointLoad, CheckpointSave, Facts
-from devlint.core.lattice import is_known
+from devlint.core.lattice import CPU, is_known
 from devlint.rulekit.loaded_values import LoadedValues, in_scope
 from devlint.core.syntax import descendants, dotted_name, last_name, root_name, string_value
 from devlint.core.values import Kind, Value
@@ -414,7 +414,7 @@ def _saves_module_state(file: _File, save: cst.Call) -> bool:
     if payload is None:
         return False
     if _calls_state_dict(payload):
-        return True
+        return not _states_of_cpu_modules(file, payload)
     if not isinstance(payload, cst.Name):
         return False
     return any(
@@ -424,8 +424,22 @@ def _saves_module_state(file: _File, save: cst.Call) -> bool:
             for target in node.targets
         )
         and _calls_state_dict(node.value)
+        and not _states_of_cpu_modules(file, node.value)
         for node in file.nodes(file.scope(save))
     )
+
+
+def _states_of_cpu_modules(file: _File, node: cst.BaseExpression) -> bool:
+    """Every ``m.state_dict()`` in ``node`` is of a module the analysis knows is on the CPU
+    (built here and never placed): its state is CPU tensors, wherever it is loaded."""
+    receivers = [
+        part.func.value
+        for part in (node, *descendants(node))
+        if isinstance(part, cst.Call)
+        and isinstance(part.func, cst.Attribute)
+        and part.func.attr.value == "state_dict"
+    ]
+    return bool(receivers) and all(file.facts.device_of(r) == CPU for r in receivers)
 
 
 def _calls_state_dict(node: cst.BaseExpression) -> bool:
