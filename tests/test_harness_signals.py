@@ -46,7 +46,16 @@ def start_devlint(args: list[str], tmp_path: Path, python_path: Path = ROOT) -> 
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
+            preexec_fn=_default_signal_handling,
         )
+
+
+def _default_signal_handling() -> None:
+    """In devlint's process, before it starts: the signals as an interactive shell leaves
+    them. Under ``nohup`` or in a background job the tests inherit SIGHUP or SIGINT ignored,
+    which devlint rightly keeps ignoring (``termination.ends_on_signals``)."""
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(number, signal.SIG_DFL)
 
 
 def program_pids(pids: Path, devlint: subprocess.Popen) -> list[int]:
