@@ -26,7 +26,14 @@ from dataclasses import dataclass
 import libcst as cst
 
 from devlint.core import torch_api
-from devlint.core.syntax import dotted_name, expression_nodes, words_in
+from devlint.core.syntax import (
+    dotted_name,
+    expression_nodes,
+    is_device_name,
+    parse_device_string,
+    string_value,
+    words_in,
+)
 from devlint.core.torch_api import CallKind
 
 TENSOR_ATTRIBUTES = frozenset({"device", "grad_fn", "requires_grad"})
@@ -198,10 +205,11 @@ def _names_a_device(call: cst.Call) -> bool:
             continue
         value = arg.value
         if isinstance(value, cst.SimpleString):
-            return any(word in value.value for word in ("cuda", "cpu", "mps", "xpu"))
+            text = string_value(value)
+            return text is not None and parse_device_string(text) is not None
         written = dotted_name(value)
         if written is not None:
-            return written.rsplit(".", 1)[-1].endswith("device")
+            return is_device_name(written, frozenset())
         if isinstance(value, cst.Call):
             return dotted_name(value.func) in ("torch.device", "device")
         return False
