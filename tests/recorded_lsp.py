@@ -5,16 +5,15 @@ with the lint function it calls (``devlint.frontends.lsp.lint_report``) wrapped:
 each lint, a JSON line goes to the file named by ``$RECORDED_LSP_LOG`` with the version
 the text says it is (its line ``# version N``), the versions whose analysis is still
 in memory (``alive``: those with a function ``version_N`` among the objects the garbage
-collector tracks, uncollected garbage included) and how many finished futures are
-(``futures``: what is left of the messages handled). A text with a line ``# hold`` is
-linted only once the file named by ``$RECORDED_LSP_GATE`` exists, so that a test can
-send changes while that lint runs.
+collector tracks, uncollected garbage included) and how many finished futures the
+protocol still files (``futures``: what is left of the messages handled; counted in its
+table, not among garbage the collector may not have reached yet under load). A text
+with a line ``# hold`` is linted only once the file named by ``$RECORDED_LSP_GATE``
+exists, so that a test can send changes while that lint runs.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import gc
 import json
 import os
@@ -36,6 +35,8 @@ HOLD_LIMIT = 120.0
 _VERSION = re.compile(r"^# version (\d+)$", re.MULTILINE)
 _FUNCTION = re.compile(r"version_(\d+)")
 _real_lint_report = lsp.lint_report
+_real_create_server = lsp.create_server
+_servers: list[lsp.DevlintLanguageServer] = []
 
 
 def versioned(text: str, version: int, hold: bool = False) -> str:
@@ -77,11 +78,19 @@ def _alive() -> list[int]:
 
 
 def _finished_futures() -> int:
-    """Futures that are done and still in memory, garbage included."""
-    kinds = (asyncio.Future, concurrent.futures.Future)
-    return sum(1 for thing in gc.get_objects() if isinstance(thing, kinds) and thing.done())
+    """Futures that are done and still filed by the server's protocol."""
+    (server,) = _servers
+    return sum(1 for future in server.protocol._request_futures.values() if future.done())
+
+
+def _recorded_create_server() -> lsp.DevlintLanguageServer:
+    """The real server, kept at hand (``serve`` freezes it out of ``gc.get_objects``)."""
+    server = _real_create_server()
+    _servers.append(server)
+    return server
 
 
 if __name__ == "__main__":
     lsp.lint_report = _recorded_lint_report
+    lsp.create_server = _recorded_create_server
     sys.exit(lsp.serve())
