@@ -139,6 +139,8 @@ def _lint_report(
         return LintReport([parse_failure(path, source, error)])
     try:
         facts = analyse(module, settings, importer)
+        if importer is not None:
+            importer.linted(facts)
         facts.layout = layout
         facts.test_module = is_test_module(path)
         clash_owners.assign(facts, {rule.meta.code for rule in rules})

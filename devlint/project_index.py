@@ -21,8 +21,9 @@ from pathlib import Path
 import libcst as cst
 
 from devlint.config import Settings
-from devlint.core.analysis import summarise
-from devlint.core.imports import ModuleScope
+from devlint.core.analysis import analyse, summarise
+from devlint.core.events import ArgumentsGiven, Facts
+from devlint.core.imports import Given, ModuleScope
 from devlint.decoding import decode_source
 from devlint.limits import complexity_problem
 from devlint.parsing import parse_module
@@ -109,12 +110,62 @@ class ProjectIndex:
     _linted_lines: int = 0
     _module_lines: int = 0  # of the modules in ``_entries``
     mentions: ProjectMentions | None = None  # made at the first question
+    _calls: dict[Path, list[ArgumentsGiven] | None] = field(default_factory=dict)
+    """The calls each file's code makes into other files (None: it could not be analysed),
+    since the last refresh."""
 
     def mentioned(self, name: str) -> bool | None:
         """Whether the project's code mentions ``name`` (``ProjectMentions``)."""
+        return self._mentions().mentioned(name)
+
+    def calls_into(self, path: Path, name: str, line: int) -> list[Given] | None:
+        """What the calls of the function ``name`` defined at ``line`` of ``path`` give it,
+        in every other file that mentions the name: each such file is analysed (once until
+        the next refresh). None when some file that may call it cannot be."""
+        files = self._mentions().mentioning(name)
+        if files is None:
+            return None
+        found: list[Given] = []
+        for caller in files:
+            if caller == path:
+                continue
+            calls = self._calls_made_by(caller)
+            if calls is None:
+                return None
+            for call in calls:
+                callee = call.callee
+                home = callee.home
+                if (
+                    callee.name == name
+                    and home is not None
+                    and home.path == str(path)
+                    and home.line_of(callee.node) == line
+                ):
+                    found.append(call.given)
+        return found
+
+    def note_calls(self, path: Path, calls: list[ArgumentsGiven]) -> None:
+        """The calls into other files that the lint of ``path`` saw: what a later question
+        of ``calls_into`` would analyse the file again to learn."""
+        self._calls.setdefault(path, calls)
+
+    def _calls_made_by(self, path: Path) -> list[ArgumentsGiven] | None:
+        if path in self._calls:
+            return self._calls[path]
+        self._calls[path] = None  # a file reached again while it is analysed is unknown
+        module = self._parse(path)[0]
+        if module is not None:
+            try:
+                facts = analyse(module, self.settings, self.importer_for(path))
+            except Exception:  # a file devlint cannot analyse calls nothing it knows of
+                return None
+            self._calls[path] = facts.of(ArgumentsGiven)
+        return self._calls[path]
+
+    def _mentions(self) -> ProjectMentions:
         if self.mentions is None:
             self.mentions = ProjectMentions(self.project.root)
-        return self.mentions.mentioned(name)
+        return self.mentions
 
     @property
     def lines_held(self) -> int:
@@ -149,6 +200,7 @@ class ProjectIndex:
         """Look at the files again: a module is checked for changes once between refreshes
         (a run of ``devlint check`` never refreshes; an editor does before each lint)."""
         self._checked.clear()
+        self._calls.clear()
         if self.mentions is not None:
             self.mentions.forget()
 
@@ -318,6 +370,17 @@ class FileImporter:
         """Whether the project's code mentions ``name``; the answer rests on every file."""
         self.asked = True
         return self.index.mentioned(name)
+
+    def calls_into(self, name: str, line: int) -> list[Given] | None:
+        """What calls in the project's other files give this file's function ``name`` at
+        ``line``; the answer rests on every file."""
+        self.asked = True
+        return self.index.calls_into(self.path, name, line)
+
+    def linted(self, facts: Facts) -> None:
+        """The importing file's analysis is done: the calls it makes into other files are
+        known without analysing it again."""
+        self.index.note_calls(self.path, facts.of(ArgumentsGiven))
 
     def module(self, name: str, level: int, folders: tuple[str, ...] = ()) -> ModuleScope | None:
         found = self.index.project.module_file(self.path, name, level, folders)

@@ -68,6 +68,14 @@ class ProjectMentions:
         self._scan()
         return None if self._too_large else self._counts[name] > 0
 
+    def mentioning(self, name: str) -> list[Path] | None:
+        """The files whose code mentions ``name`` outside a ``def`` of it; None when the
+        project could not be scanned."""
+        self._scan()
+        if self._too_large:
+            return None
+        return [path for path, scanned in self._files.items() if scanned.counts[name] > 0]
+
     def files(self) -> list[tuple[Path, str]]:
         """The files scanned, with the digests of what was read: an answer rests on all."""
         self._scan()

@@ -1,4 +1,6 @@
-"""The `# expect: CODE[@COL]` / `# todo-expect: CODE` markers of examples and fixtures."""
+"""The `# expect: CODE[@COL]` / `# todo-expect: CODE` markers of examples and fixtures, and
+the `# alone-expect: CODE` markers of fixture projects (reported when the file is linted
+without its project)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-_MARKER = re.compile(r"(?<![\w-])(?P<kind>todo-expect|expect):(?P<codes>[^#]*)")
+_MARKER = re.compile(r"(?<![\w-])(?P<kind>todo-expect|alone-expect|expect):(?P<codes>[^#]*)")
 _CODE = re.compile(r"(?P<code>[A-Z]+[0-9]+)(?:@(?P<column>[1-9][0-9]*))?")
 
 
@@ -19,6 +21,7 @@ class Expectation:
     code: str
     column: int | None = None
     todo: bool = False
+    alone: bool = False  # reported when the file is linted without its project
 
 
 def parse_expectations(source: str) -> list[Expectation]:
@@ -36,6 +39,14 @@ def parse_expectations(source: str) -> list[Expectation]:
                 if match is None:
                     raise ValueError(f"line {token.start[0]}: malformed marker {token.string!r}")
                 column = int(match["column"]) if match["column"] else None
-                todo = marker["kind"] == "todo-expect"
-                found.append(Expectation(token.start[0], match["code"], column, todo))
+                kind = marker["kind"]
+                found.append(
+                    Expectation(
+                        token.start[0],
+                        match["code"],
+                        column,
+                        todo=kind == "todo-expect",
+                        alone=kind == "alone-expect",
+                    )
+                )
     return found

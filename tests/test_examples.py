@@ -228,6 +228,15 @@ def test_markers_carry_columns_known_misses_and_several_codes() -> None:
     ]
 
 
+def test_a_project_files_markers_say_what_it_reports_alone() -> None:
+    source = "a = 1  # alone-expect: DVL103\nb = 2  # expect: DVL103  # alone-expect: DVL103\n"
+    assert parse_expectations(source) == [
+        Expectation(1, "DVL103", alone=True),
+        Expectation(2, "DVL103"),
+        Expectation(2, "DVL103", alone=True),
+    ]
+
+
 def test_malformed_marker_is_an_error() -> None:
     with pytest.raises(ValueError, match="malformed"):
         parse_expectations("x = 1  # expect: dvl101\n")

@@ -8,16 +8,23 @@ needs no argument — a model's ``test()`` self-check that forwards a CPU sample
 through the fresh model — has no such caller, and unless its own code reads or chooses a
 device, nothing shows that it ever meets one. (One that takes the user's data, such as a
 model's ``predict(image_path)``, is an entry point of a library: its users call it.)
+
+Nor does a tensor parameter rest on an unknown caller when the project's callers are in
+view: a helper that every call in the project's other files gives CPU tensors or Python
+numbers (poses read from disk, boxes already moved to the CPU) is CPU code as the project
+uses it. Callers in the same file are the analysis' own concern (``FunctionInfo.passed``).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from devlint.core.events import Facts, ModuleCall, OperandsMeet
+from devlint.core.events import Clash, Facts, ModuleCall, OperandsMeet
+from devlint.core.lattice import CPU, Symbol
 from devlint.core.positions import NotInModule
 from devlint.core.scopes import FunctionInfo
 from devlint.core.syntax import decorated_with, device_handling, dotted_name
+from devlint.core.values import Kind, Value, parts
 
 _RUNTIME_CALLED = frozenset({"forward", "extra_repr", "_load_from_state_dict", "_apply"})
 """Methods of an ``nn.Module`` that torch itself calls."""
@@ -47,6 +54,51 @@ def rests_on_no_caller(event: OperandsMeet | ModuleCall, facts: Facts) -> bool:
         return all(facts.span_of(node)[0] >= at for node in handling)
     except NotInModule:
         return False
+
+
+_HOST_KINDS = frozenset({Kind.SCALAR, Kind.STRING, Kind.NONE, Kind.DTYPE})
+_CONTAINER_KINDS = frozenset({Kind.SEQUENCE, Kind.MAPPING})
+
+
+def given_host_data_elsewhere(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> bool:
+    """Whether the parameter whose device ``clash`` assumes is given only host data (CPU
+    tensors, Python numbers) by the calls of the project's other files, and there are some."""
+    device, root = clash.second.value.device, event.root
+    if not isinstance(device, Symbol) or not device.tensor or root is None or root.home is not None:
+        return False
+    name = device.name.removesuffix(".device")
+    if facts.importer is None or name not in _parameter_names(root):
+        return False
+    try:
+        line = facts.line_of(root.node)
+    except NotInModule:
+        return False
+    calls = facts.importer.calls_into(root.name, line)
+    if not calls:
+        return False
+    return all(_host_data(dict(given).get(name)) for given in calls)
+
+
+def _host_data(value: Value | None) -> bool:
+    """A value that holds no tensor off the CPU: CPU tensors, numbers, strings, None."""
+    if value is None:
+        return False  # not passed: the default, or what ``**kwargs`` held
+    return all(
+        part.kind in _HOST_KINDS
+        or part.kind in _CONTAINER_KINDS
+        or (part.kind is Kind.TENSOR and part.device == CPU)
+        for part in parts(value)
+    ) and any(
+        part.kind is not Kind.SEQUENCE and part.kind is not Kind.MAPPING for part in parts(value)
+    )
+
+
+def _parameter_names(info: FunctionInfo) -> set[str]:
+    params = info.node.params
+    return {
+        param.name.value
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+    }
 
 
 def _uncalled(info: FunctionInfo, facts: Facts) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from devlint.core.callers import rests_on_no_caller
+from devlint.core.callers import given_host_data_elsewhere, rests_on_no_caller
 from devlint.core.events import (
     Clash,
     Collective,
@@ -166,7 +166,8 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
     meets a tensor parameter's device only when it was made in the same
     function, in a file that places tensors at all: values from
     elsewhere (attributes of classes whose base is not visible, globals) and
-    CPU-only data code stay silent.
+    CPU-only data code stay silent, and so does a parameter that every call in the
+    project's other files gives CPU data (``core.callers``).
     """
     device = clash.second.value.device
     origin = clash.first.value.origin
@@ -192,6 +193,7 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
         and origin is not None
         and inside(facts, origin.node, function.body)
         and not rests_on_no_caller(event, facts)
+        and not given_host_data_elsewhere(clash, event, facts)
     )
 
 

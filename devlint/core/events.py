@@ -86,6 +86,17 @@ class ModuleCall(Event):
 
 
 @dataclass(frozen=True, eq=False)
+class ArgumentsGiven(Event):
+    """This file's ``node`` calls ``callee``, a function another file of the project defines,
+    giving each named parameter a value: what that file's analysis asks of its callers
+    (``core.callers``)."""
+
+    node: cst.Call
+    callee: FunctionInfo
+    given: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, eq=False)
 class DiscardedTransfer(Event):
     """``x.to(...)``/``x.cuda()``/``x.cpu()`` on a tensor as a bare statement."""
 

@@ -14,7 +14,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.binder import Env, attributes_of, join_envs
-from devlint.core.events import Event
+from devlint.core.events import ArgumentsGiven, Event
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known, is_placed
 from devlint.core.roles import EvaluatesExpressions, Frame, RunsStatements
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
@@ -246,13 +246,15 @@ class Functions(Part):
         # instance placed somewhere (`model.forward(x)` on a cpu model) says where it is
         module_method = module_method and (receiver is None or not is_placed(receiver.device))
         tensors = self._tensor_parameters(info) if args is None else TensorParameters()
+        given: list[tuple[str, Value]] = []
         for index, param in enumerate(ordered):
-            given = positional[index] if index < len(positional) else None
+            passed = positional[index] if index < len(positional) else None
             is_input = module_method and info.takes_input(param, index)
-            self._bind_parameter(info, param, given, args, env, is_input, tensors)
+            given += self._bind_parameter(info, param, passed, args, env, is_input, tensors)
         for param in params.kwonly_params:
             is_input = module_method and info.takes_input(param, -1)
-            self._bind_parameter(info, param, None, args, env, is_input, tensors)
+            given += self._bind_parameter(info, param, None, args, env, is_input, tensors)
+        self._note_arguments_given(info, given)
         if isinstance(params.star_arg, cst.Param):
             env.set(params.star_arg.name.value, _extra_positional(args, len(ordered)))
         if isinstance(params.star_kwarg, cst.Param):
@@ -274,6 +276,13 @@ class Functions(Part):
             info.tensor_params = tensor_parameters(info.node, partial(_qualified, info.closure))
         return info.tensor_params
 
+    def _note_arguments_given(self, info: FunctionInfo, given: list[tuple[str, Value]]) -> None:
+        """A call of this file's code into another file's function: what it gives each
+        parameter, for that file's analysis to ask (``core.callers``)."""
+        if info.home is None or self.state.code_home() is not None or not self.state.home_calls:
+            return
+        self.state.record(ArgumentsGiven(self.state.home_calls[-1][0], info, tuple(given)))
+
     def _bind_parameter(
         self,
         info: FunctionInfo,
@@ -283,11 +292,13 @@ class Functions(Part):
         env: Env,
         is_input: bool,
         tensors: TensorParameters,
-    ) -> None:
+    ) -> list[tuple[str, Value]]:
+        """Bind ``param`` in ``env``; what the caller gave it, when it gave it something."""
         name = param.name.value
         if given is None and args is not None:
             given = args.keywords.get(name)
         value = given[1] if given is not None else None
+        passed = [(name, value)] if value is not None else []
         if value is not None and any(is_known(part.device) for part in parts(value)):
             info.passed.add(name)  # a caller here says where it lives: its context covers it
         if value is None and args is not None and param.default is not None:
@@ -300,6 +311,7 @@ class Functions(Part):
                     Value(Kind.UNKNOWN, origin=Origin("passed in as {}", param, param.name))
                 )
         env.set(name, value)
+        return passed
 
     def _unknown_parameter(
         self, name: str, param: cst.Param, is_input: bool, tensors: TensorParameters, here: bool

@@ -81,6 +81,10 @@ class ModuleScope(Referent):
             return None
 
 
+Given = tuple[tuple[str, Value], ...]
+"""What one call gives a function: its parameters' names, each with the value passed."""
+
+
 class Importer(Protocol):
     """Finds the project module an import statement of one file names."""
 
@@ -92,6 +96,11 @@ class Importer(Protocol):
     def mentions(self, name: str) -> bool | None:
         """Whether the project's code mentions ``name`` other than where a function of that
         name is defined (None: not known)."""
+        ...
+
+    def calls_into(self, name: str, line: int) -> list[Given] | None:
+        """What each call in the project's other files gives the function ``name`` that the
+        importing file defines at ``line`` (None: not known)."""
         ...
 
 
