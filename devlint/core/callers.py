@@ -10,16 +10,18 @@ device, nothing shows that it ever meets one. (One that takes the user's data, s
 model's ``predict(image_path)``, is an entry point of a library: its users call it.)
 
 Nor does a tensor parameter rest on an unknown caller when the project's callers are in
-view: a helper that every call in the project's other files gives CPU tensors or Python
-numbers (poses read from disk, boxes already moved to the CPU) is CPU code as the project
-uses it. Callers in the same file are the analysis' own concern (``FunctionInfo.passed``).
+view: a helper that every call in the project gives CPU tensors or Python numbers (poses
+read from disk, boxes already moved to the CPU) is CPU code as the project uses it. Calls in
+the same file that give known values are runs of their own (``FunctionInfo.passed``); it
+takes calls in other files to say more, and one call in the file giving anything else
+(a value it cannot see) leaves the parameter a caller's.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from devlint.core.events import Clash, Facts, ModuleCall, OperandsMeet
+from devlint.core.events import ArgumentsGiven, Clash, Facts, ModuleCall, OperandsMeet
 from devlint.core.lattice import CPU, Symbol
 from devlint.core.positions import NotInModule
 from devlint.core.scopes import FunctionInfo
@@ -60,9 +62,9 @@ _HOST_KINDS = frozenset({Kind.SCALAR, Kind.STRING, Kind.NONE, Kind.DTYPE})
 _CONTAINER_KINDS = frozenset({Kind.SEQUENCE, Kind.MAPPING})
 
 
-def given_host_data_elsewhere(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> bool:
+def given_host_data_only(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> bool:
     """Whether the parameter whose device ``clash`` assumes is given only host data (CPU
-    tensors, Python numbers) by the calls of the project's other files, and there are some."""
+    tensors, Python numbers) by every call of the project, some of them in other files."""
     device, root = clash.second.value.device, event.root
     if not isinstance(device, Symbol) or not device.tensor or root is None or root.home is not None:
         return False
@@ -73,10 +75,11 @@ def given_host_data_elsewhere(clash: Clash, event: OperandsMeet | ModuleCall, fa
         line = facts.line_of(root.node)
     except NotInModule:
         return False
-    calls = facts.importer.calls_into(root.name, line)
-    if not calls:
+    elsewhere = facts.importer.calls_into(root.name, line)
+    if not elsewhere:
         return False
-    return all(_host_data(dict(given).get(name)) for given in calls)
+    here = [call.given for call in facts.of(ArgumentsGiven) if call.callee is root]
+    return all(_host_data(dict(given).get(name)) for given in (*here, *elsewhere))
 
 
 def _host_data(value: Value | None) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from devlint.core.callers import given_host_data_elsewhere, rests_on_no_caller
+from devlint.core.callers import given_host_data_only, rests_on_no_caller
 from devlint.core.events import (
     Clash,
     Collective,
@@ -193,7 +193,7 @@ def _believed(clash: Clash, event: OperandsMeet | ModuleCall, facts: Facts) -> b
         and origin is not None
         and inside(facts, origin.node, function.body)
         and not rests_on_no_caller(event, facts)
-        and not given_host_data_elsewhere(clash, event, facts)
+        and not given_host_data_only(clash, event, facts)
     )
 
 

@@ -87,9 +87,9 @@ class ModuleCall(Event):
 
 @dataclass(frozen=True, eq=False)
 class ArgumentsGiven(Event):
-    """This file's ``node`` calls ``callee``, a function another file of the project defines,
-    giving each named parameter a value: what that file's analysis asks of its callers
-    (``core.callers``)."""
+    """This file's ``node`` calls ``callee``, a function of this file or of another file of
+    the project, giving each named parameter a value: what the analysis of the file that
+    defines it asks of its callers (``core.callers``)."""
 
     node: cst.Call
     callee: FunctionInfo

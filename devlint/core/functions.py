@@ -277,9 +277,9 @@ class Functions(Part):
         return info.tensor_params
 
     def _note_arguments_given(self, info: FunctionInfo, given: list[tuple[str, Value]]) -> None:
-        """A call of this file's code into another file's function: what it gives each
-        parameter, for that file's analysis to ask (``core.callers``)."""
-        if info.home is None or self.state.code_home() is not None or not self.state.home_calls:
+        """A call of this file's code: what it gives each parameter, for the analysis of the
+        file defining the function to ask (``core.callers``)."""
+        if self.state.code_home() is not None or not self.state.home_calls:
             return
         self.state.record(ArgumentsGiven(self.state.home_calls[-1][0], info, tuple(given)))
 
