@@ -47,6 +47,10 @@ first: a run lints one project after another, so it seldom comes back to one it 
 parses its modules again if it does). The index of the file's own project is never dropped:
 its modules are what its next files import."""
 
+MAX_CALLER_FILES = 16
+"""Files that mention a function analysed at most to learn what its calls give it: a name
+more files mention (``step``, ``encode``) is too common to follow (its callers stay unknown)."""
+
 Stamp = tuple[int, int] | str
 """What a module's text was read from: (mtime_ns, size) on disk, or an editor's text."""
 
@@ -123,7 +127,7 @@ class ProjectIndex:
         in every other file that mentions the name: each such file is analysed (once until
         the next refresh). None when some file that may call it cannot be."""
         files = self._mentions().mentioning(name)
-        if files is None:
+        if files is None or len(files) > MAX_CALLER_FILES:
             return None
         found: list[Given] = []
         for caller in files:

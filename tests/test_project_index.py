@@ -224,3 +224,58 @@ def test_names_two_modules_hand_each_other_stay_unbound(root: Path) -> None:
     (root / "b.py").write_text("from a import X\n")
     scope = index_of(root).importer_for(root / "main.py").module("a", 0)
     assert scope.member("X").kind is Kind.UNKNOWN
+
+
+HELPER = "import torch\n\n\ndef recenter(poses):\n    return poses - torch.ones(3)\n"
+CALLER = (
+    "import numpy as np\nimport torch\nfrom helper import recenter\n\n\n"
+    "def load(count):\n    return recenter(torch.from_numpy(np.zeros((count, 3))))\n"
+)
+
+
+def _given(index: ProjectIndex, root: Path) -> list[list[tuple[str, object]]] | None:
+    """What ``calls_into`` says the project's calls give ``recenter`` (line 4 of helper.py):
+    each call's parameters with the device of what they are given."""
+    found = index.importer_for(root / "helper.py").calls_into("recenter", 4)
+    if found is None:
+        return None
+    return [[(name, value.device.describe()) for name, value in given] for given in found]
+
+
+def test_the_calls_of_other_files_say_what_they_give_a_function(root: Path) -> None:
+    (root / "helper.py").write_text(HELPER)
+    (root / "load.py").write_text(CALLER)
+    (root / "unrelated.py").write_text("def recenter(x):\n    return x\n\n\nrecenter(1)\n")
+    assert _given(index_of(root), root) == [[("poses", "cpu")]]
+
+
+def test_a_function_too_many_files_mention_has_callers_unknown(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "helper.py").write_text(HELPER)
+    (root / "load.py").write_text(CALLER)
+    monkeypatch.setattr(project_index, "MAX_CALLER_FILES", 0)
+    assert _given(index_of(root), root) is None
+
+
+def test_a_linted_files_calls_are_not_analysed_again_until_a_refresh(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "helper.py").write_text(HELPER)
+    (root / "load.py").write_text(CALLER)
+    index = index_of(root)
+    caller = index.importer_for(root / "load.py")
+    caller.linted(analyse(caller.parse(CALLER), Settings(), caller))
+    analysed: list[str] = []
+    monkeypatch.setattr(
+        project_index,
+        "analyse",
+        lambda module, *args: analysed.append(module.code) or analyse(module, *args),
+    )
+    assert _given(index, root) == [[("poses", "cpu")]]
+    assert analysed == []  # what the lint saw
+    edited = CALLER.replace("np.zeros((count, 3))", "np.zeros(count)")
+    (root / "load.py").write_text(edited)
+    index.refresh()
+    assert _given(index, root) == [[("poses", "cpu")]]
+    assert analysed == [edited]
