@@ -79,11 +79,14 @@ def fix_source(
     *,
     unsafe: bool = False,
     importer: FileImporter | None = None,
+    linted: list[Diagnostic] | None = None,
 ) -> FixResult:
     """Apply the wanted fixes until none is left; never raises. ``importer``: as for
-    ``engine.lint_source`` (the project's other files, which fixes never edit)."""
+    ``engine.lint_source`` (the project's other files, which fixes never edit). ``linted``:
+    what linting ``source`` reported already (``devlint check`` counting what ``--fix``
+    would apply), so that only the fixed text is linted again."""
     lint = partial(lint_source, settings=settings, importer=importer)
-    unfixed = diagnostics = lint(source, path)
+    unfixed = diagnostics = linted if linted is not None else lint(source, path)
     if not any(wanted(d.fix, unsafe) for d in diagnostics):
         return FixResult(path, source, source, diagnostics, (), unsafe_left(diagnostics, unsafe))
     if not round_trips(source):
@@ -147,15 +150,16 @@ def fix_bytes(
     *,
     unsafe: bool = False,
     importer: FileImporter | None = None,
+    linted: list[Diagnostic] | None = None,
 ) -> FixResult:
-    """Decode a file's bytes (PEP 263, BOM) and fix its text."""
+    """Decode a file's bytes (PEP 263, BOM) and fix its text (``linted``: see ``fix_source``)."""
     source, problem = decode_source(data)
     if source is None:
         message = f"cannot decode file: {problem} (not analysed)"
         return FixResult(path, "", "", [notice(path, UNREADABLE, message)])
     encoding = tokenize.detect_encoding(BytesIO(data).readline)[0]
     try:
-        result = fix_source(source, path, settings, unsafe=unsafe, importer=importer)
+        result = fix_source(source, path, settings, unsafe=unsafe, importer=importer, linted=linted)
     except Exception as error:  # a bug in a fix must not stop the run
         message = f"internal error while fixing: {type(error).__name__}: {error}"
         return FixResult(path, source, source, [notice(path, INTERNAL_ERROR, message)])
@@ -163,10 +167,17 @@ def fix_bytes(
 
 
 def fix_file(
-    path: Path, settings: Settings = DEFAULT_SETTINGS, *, unsafe: bool = False, write: bool = True
+    path: Path,
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    unsafe: bool = False,
+    write: bool = True,
+    linted: list[Diagnostic] | None = None,
 ) -> FixResult:
-    """Fix one file; with ``write``, rewrite it when anything changed (see ``write_fixed``)."""
-    result = fixed_from_file(path, settings, fix_bytes, unsafe=unsafe)
+    """Fix one file; with ``write``, rewrite it when anything changed (see ``write_fixed``).
+    ``linted``: what linting the file reported already (see ``fix_source``)."""
+    fixer = fix_bytes if linted is None else partial(fix_bytes, linted=linted)
+    result = fixed_from_file(path, settings, fixer, unsafe=unsafe)
     return write_fixed(path, result) if write else result
 
 

@@ -325,3 +325,20 @@ def test_unsafe_fixes_are_counted_apart_unless_they_are_enabled(tmp_path: Path) 
 def test_the_count_of_standard_input_is_what_fix_prints(tmp_path: Path) -> None:
     check = devlint("-", cwd=tmp_path, stdin=REVEALING.encode())
     assert summary_line(check) == "Found 1 problem in 1 file (DVL301: 1); 2 fixable with --fix."
+
+
+def test_counting_fixes_lints_only_the_fixed_text_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run already linted the file: the count of what ``--fix`` would apply starts from
+    those findings and lints the text the fixes make, not the file a second time."""
+    path = tmp_path / "train.py"
+    path.write_text(DISCARDED)
+    linted: list[str] = []
+    real_lint = fix.lint_source
+    monkeypatch.setattr(
+        fix, "lint_source", lambda text, *a, **k: linted.append(text) or real_lint(text, *a, **k)
+    )
+    assert cli.main(["check", "--no-cache", "--jobs", "1", str(path)]) == 1
+    assert capsys.readouterr().err.endswith("(DVL201: 1); 1 fixable with --fix.\n")
+    assert linted == [DISCARDED_FIXED]

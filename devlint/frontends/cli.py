@@ -416,16 +416,24 @@ def lint_file(path: Path, settings: Settings, trees: TreeCache | None = None) ->
     return Linted(diagnostics, tuple((str(used), digest) for used, digest in uses))
 
 
-def fix_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
+def fix_file(
+    path: Path,
+    settings: Settings,
+    *,
+    unsafe: bool,
+    reported: dict[str, list[Diagnostic]] | None = None,
+) -> FixResult:
     """``devlint.fix.fix_file`` without writing, imported when a file needs fixing (see
-    ``lint_file``). Workers compute fixes; the main process writes them (``write_fixed``)."""
+    ``lint_file``). Workers compute fixes; the main process writes them (``write_fixed``).
+    ``reported``: what the run's lint found in each file, which counting fixes starts from."""
     if is_notebook(path):
         from devlint.notebooks.fixing import fix_notebook_file
 
         return fix_notebook_file(path, settings, unsafe=unsafe)
     from devlint.fix import fix_file as fix
 
-    return fix(path, settings, unsafe=unsafe, write=False)
+    linted = reported.get(str(path)) if reported is not None else None
+    return fix(path, settings, unsafe=unsafe, write=False, linted=linted)
 
 
 # fix ------------------------------------------------------------------------
@@ -451,7 +459,11 @@ def _fix_count(
     def lost(path: Path, died: Diagnostic) -> FixResult:  # counts nothing
         return FixResult(str(path), "", "", [died])
 
-    fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
+    found: dict[str, list[Diagnostic]] = {}
+    for diagnostic in reported:
+        if diagnostic.path in wanted_in:
+            found.setdefault(diagnostic.path, []).append(diagnostic)
+    fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes, reported=found)
     results = map_files(fix, to_fix, args.jobs, lost, doing="fixing", done="fixed")
     fixed = {str(path): result for path, result in zip(to_fix, results, strict=True)}
     if stdin is not None and stdin[0] in wanted_in:
