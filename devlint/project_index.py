@@ -27,7 +27,7 @@ from devlint.core.imports import Given, ModuleScope
 from devlint.decoding import decode_source
 from devlint.limits import complexity_problem
 from devlint.parsing import parse_module
-from devlint.project import Project
+from devlint.project import Project, is_test_module
 from devlint.project_mentions import ProjectMentions
 from devlint.reading import content_digest, read_regular_file
 from devlint.tree_cache import TreeCache
@@ -125,13 +125,15 @@ class ProjectIndex:
     def calls_into(self, path: Path, name: str, line: int) -> list[Given] | None:
         """What the calls of the function ``name`` defined at ``line`` of ``path`` give it,
         in every other file that mentions the name: each such file is analysed (once until
-        the next refresh). None when some file that may call it cannot be."""
+        the next refresh). None when some file that may call it cannot be. Test modules are
+        left out: a test runs the code on the CPU of whatever machine runs the suite, which
+        says nothing of the device the code is meant for."""
         files = self._mentions().mentioning(name)
         if files is None or len(files) > MAX_CALLER_FILES:
             return None
         found: list[Given] = []
         for caller in files:
-            if caller == path:
+            if caller == path or is_test_module(str(caller)):
                 continue
             calls = self._calls_made_by(caller)
             if calls is None:

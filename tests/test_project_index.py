@@ -279,3 +279,15 @@ def test_a_linted_files_calls_are_not_analysed_again_until_a_refresh(
     index.refresh()
     assert _given(index, root) == [[("poses", "cpu")]]
     assert analysed == [edited]
+
+
+def test_a_test_modules_calls_say_nothing_of_the_device_a_function_is_meant_for(
+    root: Path,
+) -> None:
+    """A CPU-only CI machine runs the suite: what a test gives a library's function is no
+    sign that the function is CPU code."""
+    (root / "helper.py").write_text(HELPER)
+    (root / "test_helper.py").write_text(CALLER)
+    assert _given(index_of(root), root) == []
+    (root / "load.py").write_text(CALLER)
+    assert _given(index_of(root), root) == [[("poses", "cpu")]]
