@@ -35,6 +35,7 @@ from devlint.core.values import (
     has_dimension,
     is_tensor_like,
     join_all,
+    join_values,
     result_base,
 )
 
@@ -416,6 +417,8 @@ def builtin_result(name: str, args: Args) -> Value:
         if values[0].kind is Kind.SEQUENCE:
             return values[0]
         return Value(Kind.SEQUENCE, element=iterate(values[0], first[0]))
+    if name == "sum" and first is not None and not args.starred:
+        return _sum_of(iterate(values[0], first[0]), values[1] if len(values) > 1 else None)
     if name == "range":
         return Value(Kind.ITERABLE, element=SCALAR_VALUE)
     if name in ("len", "isinstance", "float", "int", "bool", "round", "hasattr"):
@@ -426,6 +429,15 @@ def builtin_result(name: str, args: Args) -> Value:
         keys = tuple(args.keywords)
         return Value(Kind.MAPPING, keys=keys, items=tuple(v for _, v in args.keywords.values()))
     return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+
+
+def _sum_of(element: Value, start: Value | None) -> Value:
+    """``sum(losses)``: a tensor where the tensors summed are (its start, 0 by default, is a
+    Python number; a tensor start joins them)."""
+    if element.kind is not Kind.TENSOR:
+        return Value(Kind.UNKNOWN, ref=CALL_RESULT)
+    total = element if start is None or start.kind is Kind.SCALAR else join_values(element, start)
+    return Value(Kind.TENSOR, total.device, total.origin, total.ndim)
 
 
 def iterate(iterable: Value, node: cst.BaseExpression) -> Value:
