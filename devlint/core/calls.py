@@ -10,7 +10,7 @@ from functools import cached_property, partial
 
 import libcst as cst
 
-from devlint.core import distributions, torch_api, torch_model
+from devlint.core import distributions, torch_api, torch_facts, torch_model
 from devlint.core.binder import Env
 from devlint.core.collectives import distributed_event, launcher_backend
 from devlint.core.device_defaults import unpassed_device_parameters
@@ -512,7 +512,7 @@ class Calls(Part):
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def _pack_padded_sequence(self, node: cst.Call, args: Args) -> None:
-        given = args.get(*torch_api.HOST_ARGUMENTS["torch.nn.utils.rnn.pack_padded_sequence"])
+        given = args.get(*torch_facts.HOST_ARGUMENTS["torch.nn.utils.rnn.pack_padded_sequence"])
         if given is not None and is_tensor_like(given[1]):
             self.state.record(SequencePacked(node, Operand(*given)))
 
@@ -672,8 +672,8 @@ class Calls(Part):
             )
         if (
             kind is Kind.MODULE
-            and receiver.ref == torch_api.MODULE_DICT
-            and name not in torch_api.DICT_API
+            and receiver.ref == torch_facts.MODULE_DICT
+            and name not in torch_facts.MODULE_DICT_API
         ):
             return self.call_value(node, element_of(receiver), args)  # self.transformer.wpe(p)
         if kind is Kind.MODULE and name == "load_state_dict":

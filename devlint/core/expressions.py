@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from devlint.core import distributions, torch_api, torch_model
+from devlint.core import distributions, torch_facts, torch_model
 from devlint.core.binder import Env
 from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
 from devlint.core.filled_defaults import filled_default
@@ -194,7 +194,7 @@ class Expressions(Part):
         kind = base.kind
         if kind is Kind.NAMESPACE:
             qualname = f"{base.ref}.{name}"
-            if qualname in torch_api.DTYPES:
+            if qualname in torch_facts.DTYPES:
                 return Value(Kind.DTYPE)
             return self.calls.namespace(qualname)
         if kind is Kind.WRAPPER:
@@ -225,8 +225,8 @@ class Expressions(Part):
                 return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
         if (
             kind is Kind.MODULE
-            and base.ref == torch_api.MODULE_DICT
-            and name not in torch_api.DICT_API
+            and base.ref == torch_facts.MODULE_DICT
+            and name not in torch_facts.MODULE_DICT_API
         ):
             return element_of(base)  # self.transformer.wpe: a member, where the dict is
         if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_facts
 from devlint.core.syntax import (
     dotted_name,
     expression_nodes,
@@ -182,7 +182,7 @@ def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
             yield owner
     written = dotted_name(func)
     qualname = resolve(written) if written is not None else None
-    host = torch_api.HOST_ARGUMENTS.get(qualname or "")
+    host = torch_facts.HOST_ARGUMENTS.get(qualname or "")
     if host is not None:
         position, keyword = host
         for index, arg in enumerate(call.args):

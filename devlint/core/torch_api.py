@@ -1,7 +1,8 @@
 """The torch API table: what each torch call does with devices.
 
 The data lives in ``torch_api.json`` next to this module, generated from an installed torch
-by ``scripts/generate_torch_api.py``. Reading it needs no torch.
+by ``scripts/generate_torch_api.py``. Reading it needs no torch. What devlint knows of
+torch beyond it is written by hand in ``torch_facts``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from devlint.core.torch_facts import AUDIO_TRANSFORMS_WITH_BUFFERS
 
 
 class CallKind(enum.Enum):
@@ -90,35 +93,6 @@ def torch_function(qualname: str) -> CallSpec | None:
 def tensor_method(name: str) -> CallSpec | None:
     """The spec of a torch.Tensor method by name ("add_", "masked_fill", "sum")."""
     return _table().methods.get(name)
-
-
-AUDIO_TRANSFORMS_WITH_BUFFERS = frozenset(
-    f"torchaudio.transforms.{name}"
-    for name in (
-        "Spectrogram", "InverseSpectrogram", "GriffinLim", "MelScale", "InverseMelScale",
-        "MelSpectrogram", "MFCC", "LFCC", "Resample", "TimeStretch", "SpectralCentroid",
-    )
-)  # fmt: skip
-"""torchaudio transforms that register a buffer in ``__init__`` (a window, a filter bank, a
-resampling kernel): modules made on the CPU like ``nn.Linear``. torchaudio is not in the
-generated table; its buffer-free transforms (``AmplitudeToDB``, ``Vol``) follow their input."""
-
-HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
-"""Arguments a torch function reads on the host (position, keyword): they must be CPU
-tensors whatever device the rest is on (``'lengths' argument should be a 1D CPU int64
-tensor``)."""
-MODULE_DICT = "torch.nn.ModuleDict"
-DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
-"""``nn.ModuleDict``'s own methods; any other attribute is one of its members."""
-DTYPES = frozenset(
-    f"torch.{name}"
-    for name in (
-        "float", "float16", "float32", "float64", "half", "double", "bfloat16", "int", "int8",
-        "int16", "int32", "int64", "long", "short", "uint8", "bool", "complex64", "complex128",
-        "cfloat", "cdouble",
-    )
-)  # fmt: skip
-"""``torch.float32`` and the like: dtypes, never devices."""
 
 
 def nn_module(qualname: str) -> ModuleSpec | None:
