@@ -79,14 +79,6 @@ from devlint.core.wrappers import WRAPPERS
 
 MOVES = frozenset({"to", "cuda", "cpu"})
 
-_TENSOR_FROM_DATA = torch_model.LEGACY_CONSTRUCTORS | {
-    "torch.tensor",
-    "torch.as_tensor",
-    "torch.asarray",
-    "torch.from_numpy",
-}
-
-
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _SEARCH_PATH_EDITS = {"sys.path.append": 0, "sys.path.insert": 1}  # -> where the folder is
 _DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
@@ -218,7 +210,7 @@ def _torch_cuda_call(qualname: str, node: cst.Call, args: Args) -> Value | None:
     """``torch.cuda.LongTensor(...)`` is a GPU tensor; other ``torch.cuda`` calls give numbers."""
     if not qualname.startswith("torch.cuda."):
         return None
-    if qualname.replace(".cuda", "", 1) in torch_model.LEGACY_CONSTRUCTORS:
+    if qualname.replace(".cuda", "", 1) in torch_facts.LEGACY_CONSTRUCTORS:
         return Value(Kind.TENSOR, Concrete("cuda"), Origin("created", node))
     return SCALAR_VALUE
 
@@ -465,7 +457,7 @@ class Calls(Part):
             "torch.nn.parameter.Parameter": _parameter,
             "torch.nn.utils.rnn.pack_padded_sequence": self._pack_padded_sequence,
         }
-        for name in _TENSOR_FROM_DATA:
+        for name in torch_facts.TENSOR_FROM_DATA:
             handlers[name] = partial(self._tensor_from_data, name)
         for name in _LOADERS:
             handlers[name] = self.data_loader
@@ -473,7 +465,7 @@ class Calls(Part):
             handlers[name] = self._checkpoint_load
         for name in _NUMPY_CONVERSIONS:
             handlers[name] = self._numpy_conversion
-        for name in torch_model.GRADIENTS:
+        for name in torch_facts.GRADIENTS:
             handlers[name] = lambda node, args: torch_model.gradients(args)
         for name in _DATASETS_OF_TENSORS:
             handlers[name] = _dataset_of_tensors

@@ -45,7 +45,6 @@ from devlint.core.values import (
 STRING_VALUE = Value(Kind.STRING)
 MAX_MAPPED_ITEMS = 8
 """A comprehension over at most this many known items gives one result per item."""
-_TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 _ELEMENTWISE_COMPARISONS = (
     cst.Equal,
     cst.NotEqual,
@@ -184,7 +183,7 @@ class Expressions(Part):
             if isinstance(base.device, Symbol) and base.device.tensor:
                 self.state.runtime_device = True  # as for `x.device` of any value it cannot see
             return Value(Kind.DEVICE, base.device, base.origin)
-        if name in _TENSOR_ATTRIBUTES:
+        if name in torch_facts.TENSOR_VALUED_ATTRIBUTES:
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
         return UNKNOWN_VALUE
 

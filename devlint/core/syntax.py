@@ -9,7 +9,7 @@ from functools import cache
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_facts
 from devlint.core.lattice import Concrete
 
 _DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
@@ -422,14 +422,6 @@ def decorated_with(node: cst.FunctionDef, *names: str) -> bool:
     )
 
 
-DEVICE_FOLLOWING_CALLS = frozenset(
-    {"to", "cuda", "cpu", "type_as", "new_zeros", "new_ones", "new_full", "new_empty",
-     "new_tensor", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
-     "randn_like", "randint_like", "get_device"}
-)  # fmt: skip
-"""Calls that place a value or follow another's device: code written with devices in mind."""
-
-
 def device_handling(function: cst.FunctionDef) -> list[cst.CSTNode]:
     """Where a function's own code reads or chooses a device (``x.device``, ``x.is_cuda``,
     ``.to(...)``, ``device=``, ``x.new_zeros(...)``, ``torch.zeros_like(x)``): what shows
@@ -442,6 +434,6 @@ def _reads_or_chooses_a_device(node: cst.CSTNode) -> bool:
         return node.attr.value in ("device", "is_cuda") and dotted_name(node) != "torch.device"
     if not isinstance(node, cst.Call):
         return False
-    return last_name(node.func) in DEVICE_FOLLOWING_CALLS or any(
+    return last_name(node.func) in torch_facts.DEVICE_FOLLOWING_CALLS or any(
         arg.keyword is not None and arg.keyword.value == "device" for arg in node.args
     )

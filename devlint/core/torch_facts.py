@@ -21,6 +21,96 @@ DTYPES = frozenset(
 )  # fmt: skip
 """``torch.float32`` and the like: dtypes, never devices."""
 
+# -- tensors made ---------------------------------------------------------------------------
+
+LEGACY_CONSTRUCTORS = frozenset(
+    {
+        "torch.Tensor",
+        "torch.FloatTensor",
+        "torch.DoubleTensor",
+        "torch.HalfTensor",
+        "torch.BFloat16Tensor",
+        "torch.LongTensor",
+        "torch.IntTensor",
+        "torch.ShortTensor",
+        "torch.CharTensor",
+        "torch.ByteTensor",
+        "torch.BoolTensor",
+    }
+)
+"""Typed constructors that build cpu tensors only: given ``device=`` naming any other device
+they raise ``RuntimeError: legacy constructor expects device type: cpu``."""
+TENSOR_FROM_DATA = LEGACY_CONSTRUCTORS | {
+    "torch.tensor",
+    "torch.as_tensor",
+    "torch.asarray",
+    "torch.from_numpy",
+}
+"""Calls that make a tensor from Python data, an array or another tensor: where the result
+lives depends on what they are given as well as on ``device=``."""
+RANDOM_FACTORIES = frozenset(
+    {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson"}
+)
+"""Factories that draw random numbers, by their last name: made on another device they draw
+other numbers, so a fix that gives them a ``device=`` changes what the program computes."""
+SIZE_AS_VARARGS = frozenset({"zeros", "ones", "empty", "rand", "randn"})
+"""Factories that take their size as separate arguments too: ``torch.zeros(8, 2)`` has one
+dimension per argument."""
+
+# -- tensor operations -----------------------------------------------------------------------
+
+ADDS_A_DIMENSION = frozenset(
+    {
+        "unsqueeze", "unsqueeze_", "stack", "hstack", "vstack", "dstack", "column_stack",
+        "row_stack", "cat", "concat", "concatenate",
+    }
+)  # fmt: skip
+"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor
+(``stack`` adds one; ``cat`` refuses 0-dim inputs: "zero-dimensional tensor ... cannot be
+concatenated")."""
+COMPARISONS_TO_A_BOOL = frozenset({"allclose", "equal"})
+"""Comparisons that return a Python bool (so the generated table calls them non-tensor) but
+compute on both tensors: ``allclose`` is ``isclose(a, b).all()``, and both need their
+operands on one device ("Expected all tensors to be on the same device")."""
+GRADIENTS = frozenset({"torch.autograd.grad"})
+"""``torch.autograd.grad(outputs, inputs)``: one gradient per input, on its input's device."""
+
+# -- what only a tensor has ------------------------------------------------------------------
+
+TENSOR_ONLY_ATTRIBUTES = frozenset({"device", "grad_fn", "requires_grad"})
+"""Attributes of a tensor that NumPy arrays and Python values lack: code that reads one on a
+parameter shows it to be a tensor."""
+DEVICE_TESTS = frozenset({"is_cuda", "is_cpu", "get_device"})
+"""A tensor's attributes and methods that ask where it lives (``x.is_cuda``,
+``x.get_device()``): a parameter the code tests so is ready for either device."""
+TENSOR_ONLY_METHODS = frozenset(
+    {
+        "size", "dim", "numel", "unsqueeze", "view", "view_as", "contiguous", "permute",
+        "expand", "expand_as", "type_as", "detach", "masked_fill", "masked_fill_",
+        "masked_select", "masked_scatter", "new_zeros", "new_ones", "new_full", "new_empty",
+        "new_tensor", "narrow", "unbind", "index_select", "index_fill", "index_add",
+        "index_copy", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
+        "bmm", "softmax", "log_softmax", "sigmoid", "relu", "exp", "log", "sqrt", "norm",
+        "clamp", "clamp_", "clamp_min", "clamp_max", "long", "int", "bool", "unfold", "flip",
+        "roll", "topk", "logical_not", "is_contiguous",
+        "element_size", "fill_", "zero_", "add_", "mul_", "sub_", "div_", "chunk",
+        "split_with_sizes", "matmul", "mm", "neg", "rsqrt", "is_floating_point",
+    }
+)  # fmt: skip
+"""Methods of torch.Tensor that NumPy arrays, Python containers, strings and
+nn.Modules do not have (or not with a tensor's signature)."""
+TENSOR_VALUED_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+"""Attributes of a tensor that are tensors on its device (``x.T``, ``p.grad``)."""
+
+# -- calls that place a value or follow another's device ---------------------------------------
+
+DEVICE_FOLLOWING_CALLS = frozenset(
+    {"to", "cuda", "cpu", "type_as", "new_zeros", "new_ones", "new_full", "new_empty",
+     "new_tensor", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
+     "randn_like", "randint_like", "get_device"}
+)  # fmt: skip
+"""Calls that place a value or follow another's device: code written with devices in mind."""
+
 # -- arguments torch reads on the host -------------------------------------------------------
 
 HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}

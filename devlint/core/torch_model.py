@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_facts
 from devlint.core.events import Facts, Operand
 from devlint.core.lattice import CPU, Concrete, Device, is_known
 from devlint.core.scopes import Args
@@ -38,26 +38,6 @@ from devlint.core.values import (
     result_base,
 )
 
-LEGACY_CONSTRUCTORS = frozenset(
-    {
-        "torch.Tensor",
-        "torch.FloatTensor",
-        "torch.DoubleTensor",
-        "torch.HalfTensor",
-        "torch.BFloat16Tensor",
-        "torch.LongTensor",
-        "torch.IntTensor",
-        "torch.ShortTensor",
-        "torch.CharTensor",
-        "torch.ByteTensor",
-        "torch.BoolTensor",
-    }
-)
-"""Typed constructors that build cpu tensors only: given ``device=`` naming any other device
-they raise ``RuntimeError: legacy constructor expects device type: cpu``."""
-RANDOM_FACTORIES = frozenset(
-    {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson"}
-)
 PASS_THROUGH = frozenset(
     {
         "iter",
@@ -91,16 +71,6 @@ _MODULE_SELF_METHODS = frozenset(
         "type",
     }
 )
-_ADDS_A_DIMENSION = frozenset(
-    {
-        "unsqueeze", "unsqueeze_", "stack", "hstack", "vstack", "dstack", "column_stack",
-        "row_stack", "cat", "concat", "concatenate",
-    }
-)  # fmt: skip
-"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor
-(``stack`` adds one; ``cat`` refuses 0-dim inputs: "zero-dimensional tensor ... cannot be
-concatenated")."""
-
 
 # -- tensors ---------------------------------------------------------------------------
 
@@ -156,7 +126,7 @@ def spec_result(
         base = UNKNOWN_VALUE  # a cpu 0-dim operand takes the device of an unseen one
     if spec.reduces and not _has_dim_argument(args):
         ndim = 0
-    elif name in _ADDS_A_DIMENSION:
+    elif name in torch_facts.ADDS_A_DIMENSION:
         ndim = 1
     elif kind is CallKind.COMBINE:
         ndim = None if spec.strict else combined_ndim([op.value for op in operands])
@@ -173,14 +143,9 @@ COMPARISONS = {
         CallSpec(CallKind.COMBINE, ("input", "other")),  # torch.allclose(a, b)
         CallSpec(CallKind.COMBINE, ("other",)),  # a.allclose(b)
     )
-    for name in ("allclose", "equal")
+    for name in torch_facts.COMPARISONS_TO_A_BOOL
 }
-"""Comparisons that return a Python bool (so the generated table calls them non-tensor) but
-compute on both tensors: ``allclose`` is ``isclose(a, b).all()``, and both need their
-operands on one device ("Expected all tensors to be on the same device")."""
-
-
-GRADIENTS = frozenset({"torch.autograd.grad"})
+"""The specs of the comparisons that return a Python bool: ops that combine their tensors."""
 
 
 def gradients(args: Args) -> Value:
@@ -258,7 +223,7 @@ def tensor_from_data(qualname: str, node: cst.Call, args: Args, device: Device |
         # of data is used"), with its dimensions
         copied = data[1]
         return Value(Kind.TENSOR, copied.device, copied.origin, copied.ndim)
-    if qualname == "torch.from_numpy" or (qualname in LEGACY_CONSTRUCTORS and data):
+    if qualname == "torch.from_numpy" or (qualname in torch_facts.LEGACY_CONSTRUCTORS and data):
         ndim = 1  # `torch.FloatTensor(x)` rejects a number: only a 0-d array gives 0-dim
     origin = (
         Origin("created", node) if qualname == "torch.from_numpy" else creation_origin(node, args)
@@ -275,9 +240,12 @@ def type_conversion(node: cst.Call, receiver: Value, args: Args) -> Value | None
     named = given[1].ref if given[1].kind is Kind.NAMESPACE else string_value(given[0])
     if not isinstance(named, str) or named == "torch.Tensor":
         return None
-    if named in LEGACY_CONSTRUCTORS:
+    if named in torch_facts.LEGACY_CONSTRUCTORS:
         device: Device = CPU
-    elif named.startswith("torch.cuda.") and named.replace(".cuda", "", 1) in LEGACY_CONSTRUCTORS:
+    elif (
+        named.startswith("torch.cuda.")
+        and named.replace(".cuda", "", 1) in torch_facts.LEGACY_CONSTRUCTORS
+    ):
         device = Concrete("cuda")
     else:
         return None
@@ -301,7 +269,9 @@ def is_legacy_constructor(facts: Facts, call: cst.Call) -> bool:
     whatever name it was imported."""
     callee = facts.value_of(call.func)
     return (
-        callee is not None and callee.kind is Kind.NAMESPACE and callee.ref in LEGACY_CONSTRUCTORS
+        callee is not None
+        and callee.kind is Kind.NAMESPACE
+        and callee.ref in torch_facts.LEGACY_CONSTRUCTORS
     )
 
 
@@ -450,9 +420,6 @@ def _literal_ndim(node: cst.BaseExpression) -> int | None:
     return None
 
 
-_SIZE_AS_VARARGS = frozenset({"zeros", "ones", "empty", "rand", "randn"})
-
-
 def _factory_ndim(spec: CallSpec, name: str, args: Args) -> int | None:
     """The dimensions a factory's size gives for sure: ``torch.zeros((8, 2))`` and
     ``torch.zeros(8, 2)`` have two, ``torch.zeros(())`` none."""
@@ -469,7 +436,7 @@ def _factory_ndim(spec: CallSpec, name: str, args: Args) -> int | None:
     if len(sizes) == 1 and isinstance(first, (cst.Tuple, cst.List)) and not first.elements:
         return 0
     counted = _size_length(first)
-    if len(sizes) > 1 and name in _SIZE_AS_VARARGS and not args.starred:
+    if len(sizes) > 1 and name in torch_facts.SIZE_AS_VARARGS and not args.starred:
         counted = len(sizes)  # torch.zeros(8, 2): each argument a dimension
     return max(counted, 1)
 
