@@ -75,13 +75,10 @@ from devlint.core.values import (
     parts,
     used_as_module,
 )
-from devlint.core.wrappers import WRAPPERS
 
 MOVES = frozenset({"to", "cuda", "cpu"})
 
-_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _SEARCH_PATH_EDITS = {"sys.path.append": 0, "sys.path.insert": 1}  # -> where the folder is
-_DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
 _NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 _RUNTIME_DEVICE_CHECKS = frozenset(
     {
@@ -125,21 +122,6 @@ _BUILTINS = frozenset(
         "round",
     }
 )
-_MODULE_EVIDENCE = frozenset(
-    {
-        "parameters",
-        "named_parameters",
-        "buffers",
-        "named_buffers",
-        "modules",
-        "named_modules",
-        "children",
-        "named_children",
-        "eval",
-    }
-)
-"""Methods that only an ``nn.Module`` has (among what a torch program calls): usage that
-proves an object of a class defined elsewhere is a module."""
 _OFFLOAD_HOOKS = frozenset(
     {
         "cpu_offload",
@@ -155,13 +137,6 @@ _OFFLOAD_HOOKS = frozenset(
 _OFFLOAD_METHODS = frozenset(
     {"enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"}
 )
-_REGISTERED_KEYWORDS = {
-    "register_buffer": ("tensor",),
-    "register_parameter": ("param", "parameter"),  # torch's name; subclasses' (GPyTorch)
-    "add_module": ("module",),
-}
-"""What each registration is given, by keyword: ``register_parameter(name=..., param=...)``."""
-_REGISTRATIONS = frozenset(_REGISTERED_KEYWORDS)
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
 
@@ -459,19 +434,19 @@ class Calls(Part):
         }
         for name in torch_facts.TENSOR_FROM_DATA:
             handlers[name] = partial(self._tensor_from_data, name)
-        for name in _LOADERS:
+        for name in torch_facts.LOADERS:
             handlers[name] = self.data_loader
-        for name in ("torch.load", "torch.serialization.load"):
+        for name in torch_facts.CHECKPOINT_LOADS:
             handlers[name] = self._checkpoint_load
         for name in _NUMPY_CONVERSIONS:
             handlers[name] = self._numpy_conversion
         for name in torch_facts.GRADIENTS:
             handlers[name] = lambda node, args: torch_model.gradients(args)
-        for name in _DATASETS_OF_TENSORS:
+        for name in torch_facts.DATASETS_OF_TENSORS:
             handlers[name] = _dataset_of_tensors
-        for name in WRAPPERS:
+        for name in torch_facts.WRAPPERS:
             handlers[name] = partial(self.wrappers.wrap, name)
-        for name in torch_model.MODULE_CONTAINERS:
+        for name in torch_facts.MODULE_CONTAINERS:
             handlers[name] = torch_model.module_container
         return handlers
 
@@ -621,11 +596,11 @@ class Calls(Part):
             return self.move(node, func.value, receiver, name, args, env)
         if name == "type_as" and is_tensor_like(receiver):  # `self.to(other.options())`
             return self.move(node, func.value, receiver, "to", args, env)
-        if kind is Kind.UNKNOWN and name in _MODULE_EVIDENCE:  # an imported model class
+        if kind is Kind.UNKNOWN and name in torch_facts.MODULE_ONLY_METHODS:  # an imported model
             receiver, kind = used_as_module(receiver), Kind.MODULE
             self.rebind(func.value, receiver, env)
         if kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo):
-            if name in _REGISTRATIONS:
+            if name in torch_facts.REGISTRATIONS:
                 return self.register(func.value, name, args, env)
             method = receiver.ref.methods.get(name)
             if _is_forward(receiver, method) and not self.functions.can_enter(method):
@@ -692,8 +667,9 @@ class Calls(Part):
         registered as ``None`` (``register_buffer("weight", weight)`` with no weight given)
         holds nothing that ``Module.to()`` moves or that must share an input's device."""
         label = args.get(0, "name")
+        keywords = torch_facts.REGISTERED_KEYWORDS[name]
         given = args.get(1) or next(
-            (args.keywords[k] for k in _REGISTERED_KEYWORDS[name] if k in args.keywords), None
+            (args.keywords[k] for k in keywords if k in args.keywords), None
         )
         owner = dotted_name(receiver_node)
         attribute = string_value(label[0]) if label else None

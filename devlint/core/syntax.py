@@ -174,9 +174,6 @@ def assignments_to_self(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, st
     ]
 
 
-_MODULE_ONLY_METHODS = frozenset({"register_buffer", "register_parameter", "add_module"})
-
-
 def registers_on_self(function: cst.FunctionDef) -> bool:
     """Whether a method calls ``self.register_buffer``/``register_parameter``/``add_module``:
     methods only an ``nn.Module`` has."""
@@ -186,7 +183,7 @@ def registers_on_self(function: cst.FunctionDef) -> bool:
     return any(
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in _MODULE_ONLY_METHODS
+        and node.func.attr.value in torch_facts.REGISTRATIONS
         and _is_attribute_of(node.func, owner)
         for node in expression_nodes(function.body)
     )
@@ -225,9 +222,6 @@ def _suites(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
     return suites
 
 
-_WRAPPER_NAMES = ("DataParallel", "DistributedDataParallel", "DDP")
-
-
 def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
     """The name a condition checks for being a data-parallel wrapper, and whether it is negated.
 
@@ -251,7 +245,8 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
     if attribute is not None and not torch_api.is_wrapper_attribute(attribute):
         return path, not negated  # `hasattr(model, "test_run")`: a wrapper has no test_run
     names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
-    if test.func.value == "isinstance" and any(last_name(n) in _WRAPPER_NAMES for n in names):
+    wrappers = torch_facts.WRAPPER_NAMES
+    if test.func.value == "isinstance" and any(last_name(n) in wrappers for n in names):
         return path, negated
     return None, False
 

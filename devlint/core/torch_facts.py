@@ -120,10 +120,110 @@ tensor``)."""
 
 # -- nn.Module -------------------------------------------------------------------------------
 
+MODULE_BASE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+"""``nn.Module`` under its qualified names: a class deriving from it, a parameter typed as it."""
+MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+"""Modules that hold the modules they are given: stateful when a member is."""
 MODULE_DICT = "torch.nn.ModuleDict"
 """``nn.ModuleDict``: any attribute but its own methods is one of its members."""
 MODULE_DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
 """``nn.ModuleDict``'s own methods; any other attribute is one of its members."""
+MODULE_ONLY_METHODS = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "eval",
+    }
+)
+"""Methods that only an ``nn.Module`` has (among what a torch program calls): usage that
+proves an object of a class defined elsewhere is a module."""
+RETURNS_THE_MODULE = frozenset(
+    {
+        "train",
+        "eval",
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "requires_grad_",
+        "share_memory",
+        "apply",
+        "type",
+    }
+)
+"""``nn.Module``'s own methods that return the module itself (``model = model.eval()``)."""
+REGISTERED_KEYWORDS = {
+    "register_buffer": ("tensor",),
+    "register_parameter": ("param", "parameter"),  # torch's name; subclasses' (GPyTorch)
+    "add_module": ("module",),
+}
+"""What each registration is given, by keyword: ``register_parameter(name=..., param=...)``."""
+REGISTRATIONS = frozenset(REGISTERED_KEYWORDS)
+"""``self.register_buffer``/``register_parameter``/``add_module``: methods only an
+``nn.Module`` has, which make a tensor or a module part of its state."""
+MODULE_MOVE_OVERRIDES = frozenset({"to", "cuda"})
+"""``nn.Module``'s moves that a subclass overrides to take along what it keeps outside its
+state (``def to(self, device): self.a = self.a.to(device)``)."""
+CALLED_BY_TORCH = frozenset({"forward", "extra_repr", "_load_from_state_dict", "_apply"})
+"""Methods of an ``nn.Module`` that torch itself calls."""
+GRAD_MODE_DECORATORS = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.enable_grad", "no_grad", "inference_mode"}
+)
+"""torch's gradient-mode decorators: they hand the function to no framework that calls it."""
+
+# -- losses ------------------------------------------------------------------------------------
+
+ELEMENTWISE_WEIGHT_LOSSES = frozenset({"torch.nn.BCEWithLogitsLoss", "torch.nn.BCELoss"})
+"""Losses whose ``weight``/``pos_weight`` combine with the input elementwise: a CPU 0-dim
+weight is accepted next to inputs on a GPU, as in any elementwise op."""
+CPU_OPERAND_MODULES = frozenset({"torch.nn.CTCLoss"})
+"""Modules whose other inputs may stay on the CPU: CTC targets and lengths (cuDNN wants them
+there; the native kernel moves them itself)."""
+
+# -- data ----------------------------------------------------------------------------------
+
+DATASET_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.Dataset",
+    }
+)
+"""torch's dataset classes: a class deriving from one is a dataset."""
+DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
+"""Datasets built from tensors: their items are on the tensors' device."""
+LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+"""``DataLoader`` under its qualified names: its batches are CPU tensors unless its dataset
+or ``collate_fn`` puts them elsewhere."""
+
+# -- checkpoints ---------------------------------------------------------------------------
+
+CHECKPOINT_SAVES = frozenset({"torch.save", "torch.serialization.save"})
+"""``torch.save`` under its qualified names: a checkpoint keeps each tensor's device."""
+CHECKPOINT_LOADS = frozenset({"torch.load", "torch.serialization.load"})
+"""``torch.load`` under its qualified names: without ``map_location`` each tensor comes back
+on the device it was saved from."""
+
+# -- data-parallel wrappers --------------------------------------------------------------------
+
+WRAPPERS = {
+    "torch.nn.DataParallel": "DataParallel",
+    "torch.nn.parallel.DataParallel": "DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel": "DataParallel",
+    "torch.nn.parallel.DistributedDataParallel": "DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel": "DistributedDataParallel",
+}
+"""``nn.DataParallel`` and ``DistributedDataParallel`` under their qualified names -> the
+class's name."""
+WRAPPER_NAMES = ("DataParallel", "DistributedDataParallel", "DDP")
+"""The last names of the wrapper classes as code spells them in ``isinstance`` tests (``DDP``:
+the usual alias)."""
 
 # -- modules of other libraries --------------------------------------------------------------
 

@@ -56,22 +56,6 @@ PASS_THROUGH = frozenset(
     }
 )
 """Calls whose result is their first argument, or lives where it lives."""
-MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
-_MODULE_SELF_METHODS = frozenset(
-    {
-        "train",
-        "eval",
-        "float",
-        "half",
-        "double",
-        "bfloat16",
-        "requires_grad_",
-        "share_memory",
-        "apply",
-        "type",
-    }
-)
-
 # -- tensors ---------------------------------------------------------------------------
 
 
@@ -288,7 +272,7 @@ def module_container(node: cst.Call, args: Args) -> Value:
     unknown = any(member.kind is Kind.UNKNOWN for member in members)
     stateful = True if True in states else (None if unknown or None in states else False)
     qualname = "torch.nn." + (last_name(node.func) or "")
-    ref = qualname if qualname in MODULE_CONTAINERS else None
+    ref = qualname if qualname in torch_facts.MODULE_CONTAINERS else None
     return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=ref)
 
 
@@ -326,12 +310,12 @@ def module_output(module: Value, inputs: list[Operand]) -> Value:
 
 def returns_the_module(name: str) -> bool:
     """``nn.Module``'s own methods that return the module itself (``train``, ``eval``...)."""
-    return name in _MODULE_SELF_METHODS
+    return name in torch_facts.RETURNS_THE_MODULE
 
 
 def module_method(module: Value, name: str) -> Value:
     """What ``model.<name>()`` returns for nn.Module's own methods (not ``forward``)."""
-    if name in _MODULE_SELF_METHODS:
+    if name in torch_facts.RETURNS_THE_MODULE:
         return module
     if name in ("parameters", "buffers"):
         return Value(Kind.ITERABLE, element=Value(Kind.TENSOR, module.device, module.origin))
