@@ -79,16 +79,6 @@ from devlint.core.values import (
 MOVES = frozenset({"to", "cuda", "cpu"})
 
 _SEARCH_PATH_EDITS = {"sys.path.append": 0, "sys.path.insert": 1}  # -> where the folder is
-_NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
-_RUNTIME_DEVICE_CHECKS = frozenset(
-    {
-        "torch.cuda.is_available",
-        "torch.cuda.device_count",
-        "torch.backends.mps.is_available",
-        "torch.accelerator.is_available",
-        "torch.accelerator.current_accelerator",
-    }
-)
 GIVEN_A_DEVICE = Marker("given a device")  # ``ref`` of ``functools.partial(f, device=d)``
 _BUILTINS = frozenset(
     {
@@ -121,21 +111,6 @@ _BUILTINS = frozenset(
         "repr",
         "round",
     }
-)
-_OFFLOAD_HOOKS = frozenset(
-    {
-        "cpu_offload",
-        "cpu_offload_with_hook",
-        "disk_offload",
-        "dispatch_model",
-        "add_hook_to_module",
-        "attach_align_device_hook",
-        "attach_align_device_hook_on_blocks",
-    }
-)
-"""accelerate's hooks on a model: its weights move to the execution device at each call."""
-_OFFLOAD_METHODS = frozenset(
-    {"enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"}
 )
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
@@ -176,7 +151,7 @@ def _optimizer(qualname: str, node: cst.Call, args: Args) -> Value | None:
 
 def _pass_through(qualname: str, node: cst.Call, args: Args) -> Value | None:
     """``iter(x)``, ``tqdm(x)``: what they are given."""
-    if qualname not in torch_model.PASS_THROUGH:
+    if qualname not in torch_facts.PASS_THROUGH:
         return None
     return torch_model.builtin_result("iter", args)
 
@@ -230,9 +205,9 @@ class Calls(Part):
         elif name == "set_start_method" and node.args:
             method = string_value(node.args[0].value)
             self.state.spawn_start_method |= method in ("spawn", "forkserver")
-        elif name in _OFFLOAD_HOOKS and node.args:
+        elif name in torch_facts.OFFLOAD_HOOKS and node.args:
             self.offloaded(node.args[0].value, env)
-        elif name in _OFFLOAD_METHODS and isinstance(func, cst.Attribute):
+        elif name in torch_facts.OFFLOAD_METHODS and isinstance(func, cst.Attribute):
             self.offloaded(func.value, env)
         if isinstance(func, cst.Attribute):
             receiver = self.expressions.eval(func.value, env)
@@ -414,7 +389,7 @@ class Calls(Part):
         search path, a device chosen at run time, collectives, process groups, saves."""
         if qualname in _SEARCH_PATH_EDITS:
             self._note_search_folder(args.get(_SEARCH_PATH_EDITS[qualname]))
-        if qualname in _RUNTIME_DEVICE_CHECKS:
+        if qualname in torch_facts.RUNTIME_DEVICE_CHECKS:
             self.state.runtime_device = True
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
@@ -427,18 +402,19 @@ class Calls(Part):
         handlers: dict[str, Callable[[cst.Call, Args], Value | None]] = {
             "torch.device": self.torch_device,
             "functools.partial": self._partial,
-            "torch.cuda.is_available": _availability,
             "torch.nn.Parameter": _parameter,
             "torch.nn.parameter.Parameter": _parameter,
             "torch.nn.utils.rnn.pack_padded_sequence": self._pack_padded_sequence,
         }
+        for name in torch_facts.CUDA_AVAILABILITY:
+            handlers[name] = _availability
         for name in torch_facts.TENSOR_FROM_DATA:
             handlers[name] = partial(self._tensor_from_data, name)
         for name in torch_facts.LOADERS:
             handlers[name] = self.data_loader
         for name in torch_facts.CHECKPOINT_LOADS:
             handlers[name] = self._checkpoint_load
-        for name in _NUMPY_CONVERSIONS:
+        for name in torch_facts.NUMPY_CONVERSIONS:
             handlers[name] = self._numpy_conversion
         for name in torch_facts.GRADIENTS:
             handlers[name] = lambda node, args: torch_model.gradients(args)

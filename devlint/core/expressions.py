@@ -213,7 +213,7 @@ class Expressions(Part):
             return base.ref.attrs.get(name, UNKNOWN_VALUE)
         if kind is Kind.DEVICE:
             return Value(Kind.STRING) if name == "type" else SCALAR_VALUE
-        if kind is Kind.DISTRIBUTION and name in distributions.ATTRIBUTES:
+        if kind is Kind.DISTRIBUTION and name in torch_facts.DISTRIBUTION_ATTRIBUTES:
             return distributions.result(base, name)
         if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
             self.state.places_tensors = True

@@ -12,7 +12,7 @@ import libcst as cst
 from devlint.core import torch_api, torch_facts
 from devlint.core.lattice import Concrete
 
-_DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
+_DEVICE_STRING = re.compile(rf"^({'|'.join(torch_facts.DEVICE_TYPES)})(?::(\d+))?$")
 _GUARD_WORDS = ("cuda", "gpu", "accel", "mps", "device", "available")
 _ACCELERATOR_WORDS = frozenset({"cuda", "gpu", "gpus", "mps", "xpu", "npu", "hpu", "accelerator"})
 _ACCELERATOR_TEXT = re.compile(r"^\s*(cuda|mps|xpu|npu|hpu)\b")

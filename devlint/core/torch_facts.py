@@ -9,8 +9,10 @@ imports nothing, so every module of the core may read it.
 
 from __future__ import annotations
 
-# -- names that are no devices -------------------------------------------------------------
+# -- devices and where they are available ---------------------------------------------------
 
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hpu", "npu", "xla")
+"""The device types a device string names (``"cuda:1"``, ``"mps"``)."""
 DTYPES = frozenset(
     f"torch.{name}"
     for name in (
@@ -20,6 +22,25 @@ DTYPES = frozenset(
     )
 )  # fmt: skip
 """``torch.float32`` and the like: dtypes, never devices."""
+CUDA_AVAILABILITY = frozenset({"torch.cuda.is_available"})
+"""Whether CUDA is available: code that tests it places tensors either way, and the branches
+it guards join as "cuda when available"."""
+STABLE_AVAILABILITY_CHECKS = frozenset(
+    {"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available"}
+)
+"""Availability checks that give the same answer all through a run: two ``if`` statements
+on one of them take the same branch."""
+RUNTIME_DEVICE_CHECKS = frozenset(
+    {
+        "torch.cuda.is_available",
+        "torch.cuda.device_count",
+        "torch.backends.mps.is_available",
+        "torch.accelerator.is_available",
+        "torch.accelerator.current_accelerator",
+    }
+)
+"""Calls that ask which devices the machine has: a file that makes one chooses its device
+at run time."""
 
 # -- tensors made ---------------------------------------------------------------------------
 
@@ -117,6 +138,9 @@ HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
 """Arguments a torch function reads on the host (position, keyword): they must be CPU
 tensors whatever device the rest is on (``'lengths' argument should be a 1D CPU int64
 tensor``)."""
+NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
+"""NumPy calls that make an array of what they are given: a tensor they are given is read on
+the host, which a CUDA tensor refuses (``can't convert cuda:0 device type tensor to numpy``)."""
 
 # -- nn.Module -------------------------------------------------------------------------------
 
@@ -225,8 +249,103 @@ WRAPPER_NAMES = ("DataParallel", "DistributedDataParallel", "DDP")
 """The last names of the wrapper classes as code spells them in ``isinstance`` tests (``DDP``:
 the usual alias)."""
 
-# -- modules of other libraries --------------------------------------------------------------
+# -- torch.distributed -----------------------------------------------------------------------
 
+DISTRIBUTED_PREFIXES = ("torch.distributed.", "torch.distributed.distributed_c10d.")
+"""Where ``torch.distributed``'s functions live under their qualified names."""
+COLLECTIVES: dict[str, tuple[tuple[tuple[int, str], ...], tuple[int, str]]] = {
+    "all_reduce": (((0, "tensor"),), (2, "group")),
+    "broadcast": (((0, "tensor"),), (2, "group")),
+    "reduce": (((0, "tensor"),), (3, "group")),
+    "all_gather": (((1, "tensor"),), (2, "group")),
+    "all_gather_into_tensor": (((0, "output_tensor"), (1, "input_tensor")), (2, "group")),
+    "reduce_scatter_tensor": (((0, "output"), (1, "input")), (3, "group")),
+    "gather": (((0, "tensor"),), (3, "group")),
+    "scatter": (((0, "tensor"),), (3, "group")),
+    "send": (((0, "tensor"),), (2, "group")),
+    "recv": (((0, "tensor"),), (2, "group")),
+    "isend": (((0, "tensor"),), (2, "group")),
+    "irecv": (((0, "tensor"),), (2, "group")),
+}
+"""Collectives -> the parameters that take a tensor (position, keyword), and where ``group``
+is: a collective runs on the backend its process group has for its tensors' device."""
+GROUP_MAKERS = {"init_process_group": 0, "new_group": 2}
+"""Calls that make a process group -> the position of their ``backend``."""
+BACKEND_KEYWORDS = ("backend", "process_group_backend", "dist_backend")
+"""The keywords by which calls outside torch name the backend of the group their processes
+get (``dispatch.run(client, train, backend="gloo")``, a strategy's ``process_group_backend``)."""
+BACKEND_NAMES = frozenset({"nccl", "gloo", "mpi", "ucc", "cpu", "cuda"})
+"""Backends, and the devices of ``"cpu:gloo,cuda:nccl"`` mappings."""
+
+# -- torch.distributions ---------------------------------------------------------------------
+
+DISTRIBUTIONS_PACKAGE = "torch.distributions."
+"""Where the distribution classes live: a capitalised name under it is one."""
+DISTRIBUTION_WRAPPERS = frozenset(
+    {"Independent", "TransformedDistribution", "ExpandedDistribution"}
+)
+"""Distributions built on a base distribution (``Independent(base, 1)``): they hold its
+tensors."""
+NOT_DISTRIBUTION_PARAMETERS = frozenset(
+    {"validate_args", "reinterpreted_batch_ndims", "transforms"}
+)
+"""Arguments of a distribution that are no tensor parameters of it."""
+DISTRIBUTION_SAMPLERS = frozenset({"sample", "rsample", "sample_n"})
+"""A distribution's methods that draw samples: its parameters meet there."""
+DISTRIBUTION_METHODS_OF_A_VALUE = frozenset({"log_prob", "cdf", "icdf"})
+"""A distribution's methods given a value: the value meets its parameters there."""
+DISTRIBUTION_STATISTICS = frozenset({"entropy", "enumerate_support", "perplexity"})
+"""A distribution's methods that give a tensor on its parameters' device."""
+DISTRIBUTION_ATTRIBUTES = frozenset(
+    {"mean", "mode", "stddev", "variance", "loc", "scale", "probs", "logits", "covariance_matrix"}
+)
+"""A distribution's attributes that are tensors on its parameters' device."""
+
+# -- torch.fx ------------------------------------------------------------------------------
+
+FX_PROXY_CHECKS = frozenset({"is_torch_fx_proxy", "is_fx_proxy"})
+"""Functions (transformers') that test whether a value is a symbolic-tracing proxy."""
+FX_PROXY_CLASSES = frozenset({"Proxy", "torch.fx.Proxy", "fx.Proxy"})
+"""``torch.fx.Proxy`` as code spells it in ``isinstance`` tests: a proxy records operations
+for a graph run later, on a device the analysis cannot see."""
+
+# -- other libraries torch programs call ----------------------------------------------------
+
+PASS_THROUGH = frozenset(
+    {
+        "iter",
+        "tqdm.tqdm",
+        "tqdm.auto.tqdm",
+        "tqdm.notebook.tqdm",
+        "tqdm.std.tqdm",
+        "reversed",
+        "sorted",
+        "einops.rearrange",
+        "einops.repeat",
+        "copy.copy",
+        "copy.deepcopy",
+        "torch.autograd.Variable",
+        "torch.autograd.variable.Variable",
+    }
+)
+"""Calls whose result is their first argument, or lives where it lives."""
+OFFLOAD_HOOKS = frozenset(
+    {
+        "cpu_offload",
+        "cpu_offload_with_hook",
+        "disk_offload",
+        "dispatch_model",
+        "add_hook_to_module",
+        "attach_align_device_hook",
+        "attach_align_device_hook_on_blocks",
+    }
+)
+"""accelerate's hooks on a model: its weights move to the execution device at each call."""
+OFFLOAD_METHODS = frozenset(
+    {"enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"}
+)
+"""diffusers pipelines' methods that put such hooks on their models
+(``pipe.enable_model_cpu_offload()``)."""
 AUDIO_TRANSFORMS_WITH_BUFFERS = frozenset(
     f"torchaudio.transforms.{name}"
     for name in (

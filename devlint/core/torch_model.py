@@ -38,24 +38,6 @@ from devlint.core.values import (
     result_base,
 )
 
-PASS_THROUGH = frozenset(
-    {
-        "iter",
-        "tqdm.tqdm",
-        "tqdm.auto.tqdm",
-        "tqdm.notebook.tqdm",
-        "tqdm.std.tqdm",
-        "reversed",
-        "sorted",
-        "einops.rearrange",
-        "einops.repeat",
-        "copy.copy",
-        "copy.deepcopy",
-        "torch.autograd.Variable",
-        "torch.autograd.variable.Variable",
-    }
-)
-"""Calls whose result is their first argument, or lives where it lives."""
 # -- tensors ---------------------------------------------------------------------------
 
 
@@ -354,7 +336,7 @@ def builtin_result(name: str, args: Args) -> Value:
     """What a Python builtin returns: ``zip``, ``enumerate`` and ``list`` keep devices."""
     values = [value for _, value in args.positional]
     first = args.positional[0] if args.positional else None
-    if name in ("iter", "reversed", "sorted") or name in PASS_THROUGH:
+    if name in ("iter", "reversed", "sorted") or name in torch_facts.PASS_THROUGH:
         return values[0] if values else UNKNOWN_VALUE
     if name == "next":
         return iterate(values[0], first[0]) if first else UNKNOWN_VALUE
