@@ -76,8 +76,6 @@ from devlint.core.values import (
     used_as_module,
 )
 
-MOVES = frozenset({"to", "cuda", "cpu"})
-
 _SEARCH_PATH_EDITS = {"sys.path.append": 0, "sys.path.insert": 1}  # -> where the folder is
 GIVEN_A_DEVICE = Marker("given a device")  # ``ref`` of ``functools.partial(f, device=d)``
 _BUILTINS = frozenset(
@@ -568,7 +566,7 @@ class Calls(Part):
         self, node: cst.Call, func: cst.Attribute, receiver: Value, name: str, args: Args, env: Env
     ) -> Value:
         kind = receiver.kind
-        if name in MOVES and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
+        if name in torch_api.moves() and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
             return self.move(node, func.value, receiver, name, args, env)
         if name == "type_as" and is_tensor_like(receiver):  # `self.to(other.options())`
             return self.move(node, func.value, receiver, "to", args, env)

@@ -196,7 +196,7 @@ def _assignment_targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpressio
         return [small.target]
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         func = small.value.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda", "cpu"):
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.moves():
             return [func.value]
     return []
 

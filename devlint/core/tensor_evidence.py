@@ -150,9 +150,6 @@ def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
         yield from (e.value.value for e in first.elements if isinstance(e.value, cst.Name))
 
 
-_MOVES = frozenset({"cpu", "cuda"})
-
-
 def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
     """The names a call moves to a device (``x.cpu()``, ``x.to(device)``; not
     ``x.to(torch.float16)``) or hands to a host-side argument."""
@@ -160,7 +157,8 @@ def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
     if isinstance(func, cst.Attribute):
         owner = _name_of(func.value)
         method = func.attr.value
-        if owner is not None and (method in _MOVES or (method == "to" and _names_a_device(call))):
+        named = method in torch_api.device_named_moves()
+        if owner is not None and (named or (method == "to" and _names_a_device(call))):
             yield owner
     written = dotted_name(func)
     qualname = resolve(written) if written is not None else None

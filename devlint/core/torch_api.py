@@ -54,6 +54,7 @@ class _Table:
     methods: dict[str, CallSpec]
     modules: dict[str, ModuleSpec]
     optimizers: frozenset[str]
+    transfers: frozenset[str]
     wrapper_attributes: frozenset[str]
 
 
@@ -81,6 +82,7 @@ def _table() -> _Table:
             for name, spec in data["modules"].items()
         },
         optimizers=frozenset(data["optimizers"]),
+        transfers=frozenset(data["transfers"]),
         wrapper_attributes=frozenset(data["wrapper_attributes"]),
     )
 
@@ -120,6 +122,30 @@ def is_optimizer(qualname: str) -> bool:
 def is_wrapper_attribute(name: str) -> bool:
     """Whether DataParallel/DDP itself has ``name`` (``state_dict``, ``module``, ``no_sync``)."""
     return name in _table().wrapper_attributes
+
+
+_DEVICES_MOVED_TO_BY_NAME = frozenset({"cpu", "cuda"})
+"""The device types whose own transfer method (``.cpu()``, ``.cuda()``) the analysis follows
+as a move. The table's ``.xpu()``, ``.ipu()`` and ``.mtia()`` move to devices it does not
+follow: they stay calls of unknown result."""
+
+
+@cache
+def moves() -> frozenset[str]:
+    """The transfers the analysis follows as moves of their receiver: ``.to()``, to the
+    device, dtype or tensor it is given, and the moves named after their device
+    (``device_named_moves``). The table's other transfers are no moves here: ``copy_``
+    and ``set_`` change the receiver in place, ``type`` converts a dtype and names a device
+    only through a typed tensor class (``torch_model.type_conversion``), and ``Calls``
+    follows ``type_as`` of a tensor as ``.to()``."""
+    return _table().transfers & ({"to"} | _DEVICES_MOVED_TO_BY_NAME)
+
+
+@cache
+def device_named_moves() -> frozenset[str]:
+    """``.cpu()`` and ``.cuda()``: the moves that always send their receiver to a device,
+    where ``.to()`` may convert a dtype instead."""
+    return _table().transfers & _DEVICES_MOVED_TO_BY_NAME
 
 
 def torch_version() -> str:
