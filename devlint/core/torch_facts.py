@@ -9,7 +9,7 @@ imports nothing, so every module of the core may read it.
 
 from __future__ import annotations
 
-# -- devices and where they are available ---------------------------------------------------
+# -- devices and where they are available ------------------------------------------------------
 
 DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hpu", "npu", "xla")
 """The device types a device string names (``"cuda:1"``, ``"mps"``)."""
@@ -42,7 +42,7 @@ RUNTIME_DEVICE_CHECKS = frozenset(
 """Calls that ask which devices the machine has: a file that makes one chooses its device
 at run time."""
 
-# -- tensors made ---------------------------------------------------------------------------
+# -- tensors made ------------------------------------------------------------------------------
 
 LEGACY_CONSTRUCTORS = frozenset(
     {
@@ -78,7 +78,7 @@ SIZE_AS_VARARGS = frozenset({"zeros", "ones", "empty", "rand", "randn"})
 """Factories that take their size as separate arguments too: ``torch.zeros(8, 2)`` has one
 dimension per argument."""
 
-# -- tensor operations -----------------------------------------------------------------------
+# -- tensor operations -------------------------------------------------------------------------
 
 ADDS_A_DIMENSION = frozenset(
     {
@@ -96,7 +96,7 @@ operands on one device ("Expected all tensors to be on the same device")."""
 GRADIENTS = frozenset({"torch.autograd.grad"})
 """``torch.autograd.grad(outputs, inputs)``: one gradient per input, on its input's device."""
 
-# -- what only a tensor has ------------------------------------------------------------------
+# -- what only a tensor has --------------------------------------------------------------------
 
 TENSOR_ONLY_ATTRIBUTES = frozenset({"device", "grad_fn", "requires_grad"})
 """Attributes of a tensor that NumPy arrays and Python values lack: code that reads one on a
@@ -132,7 +132,7 @@ DEVICE_FOLLOWING_CALLS = frozenset(
 )  # fmt: skip
 """Calls that place a value or follow another's device: code written with devices in mind."""
 
-# -- arguments torch reads on the host -------------------------------------------------------
+# -- arguments torch reads on the host ---------------------------------------------------------
 
 HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
 """Arguments a torch function reads on the host (position, keyword): they must be CPU
@@ -142,14 +142,14 @@ NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray
 """NumPy calls that make an array of what they are given: a tensor they are given is read on
 the host, which a CUDA tensor refuses (``can't convert cuda:0 device type tensor to numpy``)."""
 
-# -- nn.Module -------------------------------------------------------------------------------
+# -- nn.Module ---------------------------------------------------------------------------------
 
 MODULE_BASE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 """``nn.Module`` under its qualified names: a class deriving from it, a parameter typed as it."""
 MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 """Modules that hold the modules they are given: stateful when a member is."""
 MODULE_DICT = "torch.nn.ModuleDict"
-"""``nn.ModuleDict``: any attribute but its own methods is one of its members."""
+"""``nn.ModuleDict``'s qualified name: its members are read as attributes (``self.heads.cls``)."""
 MODULE_DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
 """``nn.ModuleDict``'s own methods; any other attribute is one of its members."""
 MODULE_ONLY_METHODS = frozenset(
@@ -210,7 +210,7 @@ CPU_OPERAND_MODULES = frozenset({"torch.nn.CTCLoss"})
 """Modules whose other inputs may stay on the CPU: CTC targets and lengths (cuDNN wants them
 there; the native kernel moves them itself)."""
 
-# -- data ----------------------------------------------------------------------------------
+# -- data --------------------------------------------------------------------------------------
 
 DATASET_BASES = frozenset(
     {
@@ -226,7 +226,7 @@ LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader
 """``DataLoader`` under its qualified names: its batches are CPU tensors unless its dataset
 or ``collate_fn`` puts them elsewhere."""
 
-# -- checkpoints ---------------------------------------------------------------------------
+# -- checkpoints -------------------------------------------------------------------------------
 
 CHECKPOINT_SAVES = frozenset({"torch.save", "torch.serialization.save"})
 """``torch.save`` under its qualified names: a checkpoint keeps each tensor's device."""
@@ -249,7 +249,7 @@ WRAPPER_NAMES = ("DataParallel", "DistributedDataParallel", "DDP")
 """The last names of the wrapper classes as code spells them in ``isinstance`` tests (``DDP``:
 the usual alias)."""
 
-# -- torch.distributed -----------------------------------------------------------------------
+# -- torch.distributed -------------------------------------------------------------------------
 
 DISTRIBUTED_PREFIXES = ("torch.distributed.", "torch.distributed.distributed_c10d.")
 """Where ``torch.distributed``'s functions live under their qualified names."""
@@ -277,7 +277,7 @@ get (``dispatch.run(client, train, backend="gloo")``, a strategy's ``process_gro
 BACKEND_NAMES = frozenset({"nccl", "gloo", "mpi", "ucc", "cpu", "cuda"})
 """Backends, and the devices of ``"cpu:gloo,cuda:nccl"`` mappings."""
 
-# -- torch.distributions ---------------------------------------------------------------------
+# -- torch.distributions -----------------------------------------------------------------------
 
 DISTRIBUTIONS_PACKAGE = "torch.distributions."
 """Where the distribution classes live: a capitalised name under it is one."""
@@ -301,7 +301,7 @@ DISTRIBUTION_ATTRIBUTES = frozenset(
 )
 """A distribution's attributes that are tensors on its parameters' device."""
 
-# -- torch.fx ------------------------------------------------------------------------------
+# -- torch.fx ----------------------------------------------------------------------------------
 
 FX_PROXY_CHECKS = frozenset({"is_torch_fx_proxy", "is_fx_proxy"})
 """Functions (transformers') that test whether a value is a symbolic-tracing proxy."""
@@ -309,7 +309,7 @@ FX_PROXY_CLASSES = frozenset({"Proxy", "torch.fx.Proxy", "fx.Proxy"})
 """``torch.fx.Proxy`` as code spells it in ``isinstance`` tests: a proxy records operations
 for a graph run later, on a device the analysis cannot see."""
 
-# -- other libraries torch programs call ----------------------------------------------------
+# -- other libraries torch programs call -------------------------------------------------------
 
 PASS_THROUGH = frozenset(
     {
@@ -328,7 +328,8 @@ PASS_THROUGH = frozenset(
         "torch.autograd.variable.Variable",
     }
 )
-"""Calls whose result is their first argument, or lives where it lives."""
+"""Calls whose result is their first argument, or lives where it lives: Python's ``iter``,
+``reversed``, ``sorted`` and ``copy``, tqdm's progress bars, einops, torch's old ``Variable``."""
 OFFLOAD_HOOKS = frozenset(
     {
         "cpu_offload",
