@@ -10,7 +10,9 @@ from devlint.core.torch_api import (
     CallKind,
     CallSpec,
     ModuleSpec,
+    device_named_moves,
     is_optimizer,
+    moves,
     nn_module,
     tensor_method,
     torch_function,
@@ -127,6 +129,14 @@ def test_transfers_are_left_to_the_analysis() -> None:
         assert tensor_method(name) is None, name
     # advanced indexing accepts CPU indices next to a CUDA tensor
     assert method("index_put_").kind is not CallKind.COMBINE
+
+
+def test_the_moves_the_analysis_follows_come_from_the_transfers() -> None:
+    # the table's transfers also hold copy_, set_, type, type_as and the moves to devices
+    # no rule is about (xpu, ipu, mtia): none of them is a move of the analysis
+    assert moves() == {"to", "cuda", "cpu"}
+    # `.to()` may convert a dtype; these two always send their receiver to a device
+    assert device_named_moves() == {"cuda", "cpu"}
 
 
 def test_unknown_names() -> None:

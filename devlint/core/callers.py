@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devlint.core import torch_facts
 from devlint.core.events import ArgumentsGiven, Clash, Facts, ModuleCall, OperandsMeet
 from devlint.core.lattice import CPU, Symbol
 from devlint.core.positions import NotInModule
@@ -28,12 +29,10 @@ from devlint.core.scopes import FunctionInfo
 from devlint.core.syntax import decorated_with, device_handling, dotted_name
 from devlint.core.values import Kind, Value, parts
 
-_RUNTIME_CALLED = frozenset({"forward", "extra_repr", "_load_from_state_dict", "_apply"})
-"""Methods of an ``nn.Module`` that torch itself calls."""
-_PLAIN_DECORATORS = frozenset(
-    {"staticmethod", "classmethod", "torch.no_grad", "torch.inference_mode",
-     "torch.enable_grad", "no_grad", "inference_mode", "abstractmethod", "abc.abstractmethod"}
-)  # fmt: skip
+_PLAIN_DECORATORS = (
+    frozenset({"staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod"})
+    | torch_facts.GRAD_MODE_DECORATORS
+)
 """Decorators that do not hand the function to a framework that calls it."""
 _CACHE_KEY = "runs nobody calls"  # facts.cache: FunctionInfo -> its device handling, or None
 
@@ -112,7 +111,7 @@ def _uncalled(info: FunctionInfo, facts: Facts) -> bool:
     if _needs_arguments(info):
         return False
     name = info.name
-    if name in _RUNTIME_CALLED or (name.startswith("__") and name.endswith("__")):
+    if name in torch_facts.CALLED_BY_TORCH or (name.startswith("__") and name.endswith("__")):
         return False
     if facts.test_module and name.startswith("test"):
         return False  # pytest calls it

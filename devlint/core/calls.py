@@ -10,7 +10,7 @@ from functools import cached_property, partial
 
 import libcst as cst
 
-from devlint.core import distributions, torch_api, torch_model
+from devlint.core import distributions, torch_api, torch_facts, torch_model
 from devlint.core.binder import Env
 from devlint.core.collectives import distributed_event, launcher_backend
 from devlint.core.device_defaults import unpassed_device_parameters
@@ -75,31 +75,8 @@ from devlint.core.values import (
     parts,
     used_as_module,
 )
-from devlint.core.wrappers import WRAPPERS
 
-MOVES = frozenset({"to", "cuda", "cpu"})
-
-_TENSOR_FROM_DATA = torch_model.LEGACY_CONSTRUCTORS | {
-    "torch.tensor",
-    "torch.as_tensor",
-    "torch.asarray",
-    "torch.from_numpy",
-}
-
-
-_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _SEARCH_PATH_EDITS = {"sys.path.append": 0, "sys.path.insert": 1}  # -> where the folder is
-_DATASETS_OF_TENSORS = frozenset({"torch.utils.data.TensorDataset"})
-_NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
-_RUNTIME_DEVICE_CHECKS = frozenset(
-    {
-        "torch.cuda.is_available",
-        "torch.cuda.device_count",
-        "torch.backends.mps.is_available",
-        "torch.accelerator.is_available",
-        "torch.accelerator.current_accelerator",
-    }
-)
 GIVEN_A_DEVICE = Marker("given a device")  # ``ref`` of ``functools.partial(f, device=d)``
 _BUILTINS = frozenset(
     {
@@ -133,43 +110,6 @@ _BUILTINS = frozenset(
         "round",
     }
 )
-_MODULE_EVIDENCE = frozenset(
-    {
-        "parameters",
-        "named_parameters",
-        "buffers",
-        "named_buffers",
-        "modules",
-        "named_modules",
-        "children",
-        "named_children",
-        "eval",
-    }
-)
-"""Methods that only an ``nn.Module`` has (among what a torch program calls): usage that
-proves an object of a class defined elsewhere is a module."""
-_OFFLOAD_HOOKS = frozenset(
-    {
-        "cpu_offload",
-        "cpu_offload_with_hook",
-        "disk_offload",
-        "dispatch_model",
-        "add_hook_to_module",
-        "attach_align_device_hook",
-        "attach_align_device_hook_on_blocks",
-    }
-)
-"""accelerate's hooks on a model: its weights move to the execution device at each call."""
-_OFFLOAD_METHODS = frozenset(
-    {"enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"}
-)
-_REGISTERED_KEYWORDS = {
-    "register_buffer": ("tensor",),
-    "register_parameter": ("param", "parameter"),  # torch's name; subclasses' (GPyTorch)
-    "add_module": ("module",),
-}
-"""What each registration is given, by keyword: ``register_parameter(name=..., param=...)``."""
-_REGISTRATIONS = frozenset(_REGISTERED_KEYWORDS)
 _DATA_METHODS = frozenset({"items", "values", "keys", "get", "pop"})
 
 
@@ -209,7 +149,7 @@ def _optimizer(qualname: str, node: cst.Call, args: Args) -> Value | None:
 
 def _pass_through(qualname: str, node: cst.Call, args: Args) -> Value | None:
     """``iter(x)``, ``tqdm(x)``: what they are given."""
-    if qualname not in torch_model.PASS_THROUGH:
+    if qualname not in torch_facts.PASS_THROUGH:
         return None
     return torch_model.builtin_result("iter", args)
 
@@ -218,7 +158,7 @@ def _torch_cuda_call(qualname: str, node: cst.Call, args: Args) -> Value | None:
     """``torch.cuda.LongTensor(...)`` is a GPU tensor; other ``torch.cuda`` calls give numbers."""
     if not qualname.startswith("torch.cuda."):
         return None
-    if qualname.replace(".cuda", "", 1) in torch_model.LEGACY_CONSTRUCTORS:
+    if qualname.replace(".cuda", "", 1) in torch_facts.LEGACY_CONSTRUCTORS:
         return Value(Kind.TENSOR, Concrete("cuda"), Origin("created", node))
     return SCALAR_VALUE
 
@@ -263,9 +203,9 @@ class Calls(Part):
         elif name == "set_start_method" and node.args:
             method = string_value(node.args[0].value)
             self.state.spawn_start_method |= method in ("spawn", "forkserver")
-        elif name in _OFFLOAD_HOOKS and node.args:
+        elif name in torch_facts.OFFLOAD_HOOKS and node.args:
             self.offloaded(node.args[0].value, env)
-        elif name in _OFFLOAD_METHODS and isinstance(func, cst.Attribute):
+        elif name in torch_facts.OFFLOAD_METHODS and isinstance(func, cst.Attribute):
             self.offloaded(func.value, env)
         if isinstance(func, cst.Attribute):
             receiver = self.expressions.eval(func.value, env)
@@ -447,7 +387,7 @@ class Calls(Part):
         search path, a device chosen at run time, collectives, process groups, saves."""
         if qualname in _SEARCH_PATH_EDITS:
             self._note_search_folder(args.get(_SEARCH_PATH_EDITS[qualname]))
-        if qualname in _RUNTIME_DEVICE_CHECKS:
+        if qualname in torch_facts.RUNTIME_DEVICE_CHECKS:
             self.state.runtime_device = True
         distributed = distributed_event(qualname, node, args)
         if distributed is not None:
@@ -460,26 +400,27 @@ class Calls(Part):
         handlers: dict[str, Callable[[cst.Call, Args], Value | None]] = {
             "torch.device": self.torch_device,
             "functools.partial": self._partial,
-            "torch.cuda.is_available": _availability,
             "torch.nn.Parameter": _parameter,
             "torch.nn.parameter.Parameter": _parameter,
             "torch.nn.utils.rnn.pack_padded_sequence": self._pack_padded_sequence,
         }
-        for name in _TENSOR_FROM_DATA:
+        for name in torch_facts.CUDA_AVAILABILITY:
+            handlers[name] = _availability
+        for name in torch_facts.TENSOR_FROM_DATA:
             handlers[name] = partial(self._tensor_from_data, name)
-        for name in _LOADERS:
+        for name in torch_facts.LOADERS:
             handlers[name] = self.data_loader
-        for name in ("torch.load", "torch.serialization.load"):
+        for name in torch_facts.CHECKPOINT_LOADS:
             handlers[name] = self._checkpoint_load
-        for name in _NUMPY_CONVERSIONS:
+        for name in torch_facts.NUMPY_CONVERSIONS:
             handlers[name] = self._numpy_conversion
-        for name in torch_model.GRADIENTS:
+        for name in torch_facts.GRADIENTS:
             handlers[name] = lambda node, args: torch_model.gradients(args)
-        for name in _DATASETS_OF_TENSORS:
+        for name in torch_facts.DATASETS_OF_TENSORS:
             handlers[name] = _dataset_of_tensors
-        for name in WRAPPERS:
+        for name in torch_facts.WRAPPERS:
             handlers[name] = partial(self.wrappers.wrap, name)
-        for name in torch_model.MODULE_CONTAINERS:
+        for name in torch_facts.MODULE_CONTAINERS:
             handlers[name] = torch_model.module_container
         return handlers
 
@@ -512,7 +453,7 @@ class Calls(Part):
         return Value(Kind.UNKNOWN, ref=CALL_RESULT)
 
     def _pack_padded_sequence(self, node: cst.Call, args: Args) -> None:
-        given = args.get(*torch_api.HOST_ARGUMENTS["torch.nn.utils.rnn.pack_padded_sequence"])
+        given = args.get(*torch_facts.HOST_ARGUMENTS["torch.nn.utils.rnn.pack_padded_sequence"])
         if given is not None and is_tensor_like(given[1]):
             self.state.record(SequencePacked(node, Operand(*given)))
 
@@ -625,15 +566,15 @@ class Calls(Part):
         self, node: cst.Call, func: cst.Attribute, receiver: Value, name: str, args: Args, env: Env
     ) -> Value:
         kind = receiver.kind
-        if name in MOVES and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
+        if name in torch_api.moves() and kind not in (Kind.STRING, Kind.DEVICE, Kind.SEQUENCE):
             return self.move(node, func.value, receiver, name, args, env)
         if name == "type_as" and is_tensor_like(receiver):  # `self.to(other.options())`
             return self.move(node, func.value, receiver, "to", args, env)
-        if kind is Kind.UNKNOWN and name in _MODULE_EVIDENCE:  # an imported model class
+        if kind is Kind.UNKNOWN and name in torch_facts.MODULE_ONLY_METHODS:  # an imported model
             receiver, kind = used_as_module(receiver), Kind.MODULE
             self.rebind(func.value, receiver, env)
         if kind is Kind.INSTANCE and isinstance(receiver.ref, ClassInfo):
-            if name in _REGISTRATIONS:
+            if name in torch_facts.REGISTRATIONS:
                 return self.register(func.value, name, args, env)
             method = receiver.ref.methods.get(name)
             if _is_forward(receiver, method) and not self.functions.can_enter(method):
@@ -672,8 +613,8 @@ class Calls(Part):
             )
         if (
             kind is Kind.MODULE
-            and receiver.ref == torch_api.MODULE_DICT
-            and name not in torch_api.DICT_API
+            and receiver.ref == torch_facts.MODULE_DICT
+            and name not in torch_facts.MODULE_DICT_API
         ):
             return self.call_value(node, element_of(receiver), args)  # self.transformer.wpe(p)
         if kind is Kind.MODULE and name == "load_state_dict":
@@ -700,8 +641,9 @@ class Calls(Part):
         registered as ``None`` (``register_buffer("weight", weight)`` with no weight given)
         holds nothing that ``Module.to()`` moves or that must share an input's device."""
         label = args.get(0, "name")
+        keywords = torch_facts.REGISTERED_KEYWORDS[name]
         given = args.get(1) or next(
-            (args.keywords[k] for k in _REGISTERED_KEYWORDS[name] if k in args.keywords), None
+            (args.keywords[k] for k in keywords if k in args.keywords), None
         )
         owner = dotted_name(receiver_node)
         attribute = string_value(label[0]) if label else None

@@ -9,10 +9,10 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_facts
 from devlint.core.binder import Env, attributes_of, join_envs
 from devlint.core.events import Event
-from devlint.core.functions import MODULE_BASE_CLASSES, args_signature
+from devlint.core.functions import args_signature
 from devlint.core.lattice import (
     CPU,
     MAYBE_ACCEL,
@@ -44,15 +44,6 @@ from devlint.core.values import (
     accelerator_inside,
 )
 
-_DATASET_BASES = frozenset(
-    {
-        "torch.utils.data.Dataset",
-        "torch.utils.data.IterableDataset",
-        "torch.utils.data.dataset.Dataset",
-    }
-)
-
-
 _NEUTRAL_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic"})
 """Bases that call none of a class's methods (``framework_base`` stays false)."""
 
@@ -83,10 +74,10 @@ class Classes(Part):
                 info.open_base = info.open_base or parent.open_base
                 info.framework_base = info.framework_base or parent.framework_base
                 continue
-            elif value.kind is Kind.NAMESPACE and value.ref in MODULE_BASE_CLASSES:
+            elif value.kind is Kind.NAMESPACE and value.ref in torch_facts.MODULE_BASE_CLASSES:
                 info.kind = ClassKind.MODULE
                 continue
-            elif value.kind is Kind.NAMESPACE and value.ref in _DATASET_BASES:
+            elif value.kind is Kind.NAMESPACE and value.ref in torch_facts.DATASET_BASES:
                 info.kind = ClassKind.DATASET
             elif value.kind is Kind.NAMESPACE and torch_api.nn_module(value.ref):
                 info.kind = ClassKind.MODULE
@@ -422,7 +413,7 @@ def _assigned_elsewhere(info: ClassInfo) -> tuple[set[str], set[str], set[str]]:
                 assigned.add(attribute)
             elif _is_itself(statement.value, statement.targets[0].target):
                 continue  # `self.a = self.a` changes nothing
-            elif name in _MOVE_OVERRIDES and _moves_itself(statement):
+            elif name in torch_facts.MODULE_MOVE_OVERRIDES and _moves_itself(statement):
                 follows.add(attribute)
             else:
                 assigned.add(attribute)
@@ -472,9 +463,6 @@ def _attributes_read(values: list[cst.BaseExpression]) -> set[str]:
     return found
 
 
-_MOVE_OVERRIDES = frozenset({"to", "cuda"})
-
-
 def _fixed(device: Device) -> bool:
     """A device that does not depend on the caller: a literal one, or cuda when available."""
     return isinstance(device, Concrete) or device is MAYBE_ACCEL
@@ -486,7 +474,7 @@ def _moves_itself(statement: cst.Assign) -> bool:
     return (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _MOVE_OVERRIDES
+        and value.func.attr.value in torch_facts.MODULE_MOVE_OVERRIDES
         and _is_itself(value.func.value, statement.targets[0].target)
     )
 

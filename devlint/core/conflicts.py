@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from devlint.core import torch_facts
 from devlint.core.callers import given_host_data_only, rests_on_no_caller
 from devlint.core.events import (
     Clash,
@@ -40,11 +41,6 @@ from devlint.core.values import (
 from devlint.diagnostic import Severity
 
 _NAMES_A_DEVICE = "names a device"  # facts.cache key
-
-ELEMENTWISE_WEIGHT_LOSSES = frozenset({"torch.nn.BCEWithLogitsLoss", "torch.nn.BCELoss"})
-CPU_OPERAND_MODULES = frozenset({"torch.nn.CTCLoss"})
-"""Modules whose other inputs may stay on the CPU: CTC targets and lengths (cuDNN wants them
-there; the native kernel moves them itself)."""
 
 
 def _clash(a: Operand, b: Operand, strict: bool) -> Clash | None:
@@ -246,13 +242,14 @@ def _module_clash(call: ModuleCall) -> Clash | None:
     if module.kind is not Kind.MODULE:
         return None
     if module.stateful:
-        strict = module.ref not in ELEMENTWISE_WEIGHT_LOSSES  # pos_weight may be a cpu scalar
+        # a cpu scalar pos_weight is no clash: the loss combines it elementwise
+        strict = module.ref not in torch_facts.ELEMENTWISE_WEIGHT_LOSSES
         for operand in call.inputs:
             found = _clash(operand, call.module, strict)
             if found is not None:
                 return found
         return None
-    if module.stateful is False and module.ref not in CPU_OPERAND_MODULES:
+    if module.stateful is False and module.ref not in torch_facts.CPU_OPERAND_MODULES:
         return _most_certain(call.inputs, strict=True)
     return None
 

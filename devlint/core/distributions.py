@@ -13,17 +13,16 @@ import libcst as cst
 
 from devlint.core.events import Operand
 from devlint.core.scopes import Args
-from devlint.core.values import Kind, Referent, Value, is_tensor_like, join_all
-
-_PACKAGE = "torch.distributions."
-_WRAPPERS = frozenset({"Independent", "TransformedDistribution", "ExpandedDistribution"})
-_NOT_PARAMETERS = frozenset({"validate_args", "reinterpreted_batch_ndims", "transforms"})
-_SAMPLERS = frozenset({"sample", "rsample", "sample_n"})
-_OF_A_VALUE = frozenset({"log_prob", "cdf", "icdf"})
-_STATISTICS = frozenset({"entropy", "enumerate_support", "perplexity"})
-ATTRIBUTES = frozenset(
-    {"mean", "mode", "stddev", "variance", "loc", "scale", "probs", "logits", "covariance_matrix"}
+from devlint.core.torch_facts import (
+    DISTRIBUTION_ATTRIBUTES,
+    DISTRIBUTION_METHODS_OF_A_VALUE,
+    DISTRIBUTION_SAMPLERS,
+    DISTRIBUTION_STATISTICS,
+    DISTRIBUTION_WRAPPERS,
+    DISTRIBUTIONS_PACKAGE,
+    NOT_DISTRIBUTION_PARAMETERS,
 )
+from devlint.core.values import Kind, Referent, Value, is_tensor_like, join_all
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,20 +34,20 @@ class Parameters(Referent):
 
 def is_distribution(qualname: str) -> bool:
     """``torch.distributions.Normal``, ``torch.distributions.normal.Normal`` …: a class."""
-    return qualname.startswith(_PACKAGE) and qualname.rsplit(".", 1)[1][:1].isupper()
+    return qualname.startswith(DISTRIBUTIONS_PACKAGE) and qualname.rsplit(".", 1)[1][:1].isupper()
 
 
 def construct(qualname: str, args: Args) -> Value:
     """The distribution ``qualname(args)`` builds: its tensor parameters, kept with their
     expressions; a wrapper (``Independent(base, 1)``) holds its base's."""
-    if qualname.rsplit(".", 1)[1] in _WRAPPERS:
+    if qualname.rsplit(".", 1)[1] in DISTRIBUTION_WRAPPERS:
         base = args.get(0, "base_distribution")
         if base is not None and base[1].kind is Kind.DISTRIBUTION:
             return base[1]
     given = [
         (node, value)
         for keyword, (node, value) in _named(args)
-        if keyword not in _NOT_PARAMETERS and is_tensor_like(value)
+        if keyword not in NOT_DISTRIBUTION_PARAMETERS and is_tensor_like(value)
     ]
     values = tuple(value for _, value in given)
     device = join_all(list(values)) if values else Value(Kind.UNKNOWN)
@@ -64,13 +63,13 @@ def construct(qualname: str, args: Args) -> Value:
 def operands(distribution: Value, name: str, args: Args) -> list[Operand]:
     """The tensors that meet when ``distribution.name(args)`` runs."""
     known = isinstance(distribution.ref, Parameters) and distribution.items is not None
-    if name not in _SAMPLERS | _OF_A_VALUE or not known:
+    if name not in DISTRIBUTION_SAMPLERS | DISTRIBUTION_METHODS_OF_A_VALUE or not known:
         return []
     met = [
         Operand(node, value)
         for node, value in zip(distribution.ref.nodes, distribution.items, strict=True)
     ]
-    if name in _OF_A_VALUE:
+    if name in DISTRIBUTION_METHODS_OF_A_VALUE:
         given = args.get(0, "value")
         if given is not None:
             met.insert(0, Operand(*given))
@@ -80,7 +79,8 @@ def operands(distribution: Value, name: str, args: Args) -> list[Operand]:
 def result(distribution: Value, name: str) -> Value | None:
     """What a method or attribute of a distribution gives: a tensor where its parameters are
     (None: not one the analysis knows)."""
-    if name in _SAMPLERS | _OF_A_VALUE | _STATISTICS or name in ATTRIBUTES:
+    methods = DISTRIBUTION_SAMPLERS | DISTRIBUTION_METHODS_OF_A_VALUE | DISTRIBUTION_STATISTICS
+    if name in methods or name in DISTRIBUTION_ATTRIBUTES:
         return Value(Kind.TENSOR, distribution.device, distribution.origin)
     return None
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from devlint.core import distributions, torch_api, torch_model
+from devlint.core import distributions, torch_facts, torch_model
 from devlint.core.binder import Env
 from devlint.core.events import ADVANCED_INDEXING, Operand, OperandsMeet, UnsyncedRead
 from devlint.core.filled_defaults import filled_default
@@ -45,7 +45,6 @@ from devlint.core.values import (
 STRING_VALUE = Value(Kind.STRING)
 MAX_MAPPED_ITEMS = 8
 """A comprehension over at most this many known items gives one result per item."""
-_TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 _ELEMENTWISE_COMPARISONS = (
     cst.Equal,
     cst.NotEqual,
@@ -184,7 +183,7 @@ class Expressions(Part):
             if isinstance(base.device, Symbol) and base.device.tensor:
                 self.state.runtime_device = True  # as for `x.device` of any value it cannot see
             return Value(Kind.DEVICE, base.device, base.origin)
-        if name in _TENSOR_ATTRIBUTES:
+        if name in torch_facts.TENSOR_VALUED_ATTRIBUTES:
             return Value(Kind.TENSOR, base.device, base.origin, base.ndim)
         return UNKNOWN_VALUE
 
@@ -194,7 +193,7 @@ class Expressions(Part):
         kind = base.kind
         if kind is Kind.NAMESPACE:
             qualname = f"{base.ref}.{name}"
-            if qualname in torch_api.DTYPES:
+            if qualname in torch_facts.DTYPES:
                 return Value(Kind.DTYPE)
             return self.calls.namespace(qualname)
         if kind is Kind.WRAPPER:
@@ -214,7 +213,7 @@ class Expressions(Part):
             return base.ref.attrs.get(name, UNKNOWN_VALUE)
         if kind is Kind.DEVICE:
             return Value(Kind.STRING) if name == "type" else SCALAR_VALUE
-        if kind is Kind.DISTRIBUTION and name in distributions.ATTRIBUTES:
+        if kind is Kind.DISTRIBUTION and name in torch_facts.DISTRIBUTION_ATTRIBUTES:
             return distributions.result(base, name)
         if name == "device" and kind not in (Kind.MODULE, Kind.WRAPPER):
             self.state.places_tensors = True
@@ -225,8 +224,8 @@ class Expressions(Part):
                 return Value(Kind.DEVICE, Symbol(path), Origin("given as {}", node, node))
         if (
             kind is Kind.MODULE
-            and base.ref == torch_api.MODULE_DICT
-            and name not in torch_api.DICT_API
+            and base.ref == torch_facts.MODULE_DICT
+            and name not in torch_facts.MODULE_DICT_API
         ):
             return element_of(base)  # self.transformer.wpe: a member, where the dict is
         if kind in (Kind.MODULE, Kind.WRAPPER) and name in ("weight", "bias"):

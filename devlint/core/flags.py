@@ -14,11 +14,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from devlint.core import torch_facts
 from devlint.core.syntax import dotted_name
 
-_STABLE_CALLS = frozenset(
-    {"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available"}
-)
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
 _NEGATED = {cst.IsNot: cst.Is, cst.NotEqual: cst.Equal}
 _OPERATORS = {
@@ -72,7 +70,8 @@ def _key(node: cst.CSTNode, names: list[str], negate: bool = False) -> str | Non
         return node.value
     if isinstance(node, cst.Call):
         name = dotted_name(node.func)
-        return f"{name}()" if name in _STABLE_CALLS and not node.args else None
+        stable = name in torch_facts.STABLE_AVAILABILITY_CHECKS and not node.args
+        return f"{name}()" if stable else None
     if isinstance(node, cst.Comparison):
         text = _key(node.left, names)
         for target in node.comparisons:

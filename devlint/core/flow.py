@@ -8,9 +8,8 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core import torch_model
+from devlint.core import torch_api, torch_model
 from devlint.core.binder import Env, Narrowing, join_envs
-from devlint.core.calls import MOVES
 from devlint.core.deferred_imports import deferred_imports
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
 from devlint.core.filled_defaults import keep_filled_default
@@ -204,7 +203,7 @@ class Flow(Part):
         self.expressions.eval(expression, env)
         if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
             method = expression.func.attr.value
-            if method in MOVES:
+            if method in torch_api.moves():
                 self._bare_move(expression, expression.func.value, env)
             elif method in _GROWS:
                 self._grow(expression, expression.func.value, method, env)

@@ -13,6 +13,7 @@ from functools import partial
 
 import libcst as cst
 
+from devlint.core import torch_facts
 from devlint.core.binder import Env, attributes_of, join_envs
 from devlint.core.events import ArgumentsGiven, Event
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known, is_placed
@@ -45,8 +46,6 @@ MAX_DEPTH_ELSEWHERE = 1
 """Calls into other files' code that run inside each other: a helper's own helpers in yet
 other modules are unknown (the cost of following a library's call chains from every file
 that uses it buys few findings)."""
-MODULE_BASE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
-"""``nn.Module`` under its qualified names: a class deriving from it, a parameter typed as it."""
 
 
 class Functions(Part):
@@ -358,7 +357,7 @@ def _requires_a_module(param: cst.Param, scope: Env) -> bool:
     if annotation is None or param.default is not None:
         return False
     written = dotted_name(annotation.annotation)
-    return written is not None and _qualified(scope, written) in MODULE_BASE_CLASSES
+    return written is not None and _qualified(scope, written) in torch_facts.MODULE_BASE_CLASSES
 
 
 def _extra_positional(args: Args | None, taken: int) -> Value:

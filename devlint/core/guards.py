@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from devlint.core import torch_facts
 from devlint.core.binder import Env, Narrowing
 from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Device, Symbol, is_known
 from devlint.core.syntax import (
@@ -25,7 +26,6 @@ from devlint.core.syntax import (
 )
 from devlint.core.values import Origin, is_tensor_like
 
-_AVAILABILITY = frozenset({"torch.cuda.is_available"})
 _CUDA = Concrete("cuda")
 
 
@@ -48,15 +48,15 @@ def availability_test(
     """True for ``torch.cuda.is_available()`` or a name that holds it (``train_on_gpu``, as
     ``holds_availability`` says), False for their negation, else None."""
     test, holds = without_not(test)
-    if isinstance(test, cst.Call) and not test.args and dotted_name(test.func) in _AVAILABILITY:
+    if (
+        isinstance(test, cst.Call)
+        and not test.args
+        and dotted_name(test.func) in torch_facts.CUDA_AVAILABILITY
+    ):
         return holds
     if isinstance(test, cst.Name | cst.Attribute) and holds_availability(test):
         return holds
     return None
-
-
-_PROXY_CHECKS = frozenset({"is_torch_fx_proxy", "is_fx_proxy"})
-_PROXY_CLASSES = frozenset({"Proxy", "torch.fx.Proxy", "fx.Proxy"})
 
 
 def proxy_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
@@ -67,9 +67,9 @@ def proxy_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     if not isinstance(test, cst.Call) or not test.args:
         return None
     name = last_name(test.func)
-    proxy = name in _PROXY_CHECKS and len(test.args) == 1
+    proxy = name in torch_facts.FX_PROXY_CHECKS and len(test.args) == 1
     if name == "isinstance" and len(test.args) == 2:
-        proxy = dotted_name(test.args[1].value) in _PROXY_CLASSES
+        proxy = dotted_name(test.args[1].value) in torch_facts.FX_PROXY_CLASSES
     subject = dotted_name(test.args[0].value) if proxy else None
     return (subject, holds) if subject is not None else None
 

@@ -9,10 +9,10 @@ from functools import cache
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_facts
 from devlint.core.lattice import Concrete
 
-_DEVICE_STRING = re.compile(r"^(cpu|cuda|mps|xpu|meta|hpu|npu|xla)(?::(\d+))?$")
+_DEVICE_STRING = re.compile(rf"^({'|'.join(torch_facts.DEVICE_TYPES)})(?::(\d+))?$")
 _GUARD_WORDS = ("cuda", "gpu", "accel", "mps", "device", "available")
 _ACCELERATOR_WORDS = frozenset({"cuda", "gpu", "gpus", "mps", "xpu", "npu", "hpu", "accelerator"})
 _ACCELERATOR_TEXT = re.compile(r"^\s*(cuda|mps|xpu|npu|hpu)\b")
@@ -174,9 +174,6 @@ def assignments_to_self(function: cst.FunctionDef) -> list[tuple[cst.CSTNode, st
     ]
 
 
-_MODULE_ONLY_METHODS = frozenset({"register_buffer", "register_parameter", "add_module"})
-
-
 def registers_on_self(function: cst.FunctionDef) -> bool:
     """Whether a method calls ``self.register_buffer``/``register_parameter``/``add_module``:
     methods only an ``nn.Module`` has."""
@@ -186,7 +183,7 @@ def registers_on_self(function: cst.FunctionDef) -> bool:
     return any(
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in _MODULE_ONLY_METHODS
+        and node.func.attr.value in torch_facts.REGISTRATIONS
         and _is_attribute_of(node.func, owner)
         for node in expression_nodes(function.body)
     )
@@ -199,7 +196,7 @@ def _assignment_targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpressio
         return [small.target]
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         func = small.value.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda", "cpu"):
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.moves():
             return [func.value]
     return []
 
@@ -225,9 +222,6 @@ def _suites(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
     return suites
 
 
-_WRAPPER_NAMES = ("DataParallel", "DistributedDataParallel", "DDP")
-
-
 def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
     """The name a condition checks for being a data-parallel wrapper, and whether it is negated.
 
@@ -251,7 +245,8 @@ def wrapper_test(test: cst.BaseExpression) -> tuple[str | None, bool]:
     if attribute is not None and not torch_api.is_wrapper_attribute(attribute):
         return path, not negated  # `hasattr(model, "test_run")`: a wrapper has no test_run
     names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
-    if test.func.value == "isinstance" and any(last_name(n) in _WRAPPER_NAMES for n in names):
+    wrappers = torch_facts.WRAPPER_NAMES
+    if test.func.value == "isinstance" and any(last_name(n) in wrappers for n in names):
         return path, negated
     return None, False
 
@@ -422,14 +417,6 @@ def decorated_with(node: cst.FunctionDef, *names: str) -> bool:
     )
 
 
-DEVICE_FOLLOWING_CALLS = frozenset(
-    {"to", "cuda", "cpu", "type_as", "new_zeros", "new_ones", "new_full", "new_empty",
-     "new_tensor", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
-     "randn_like", "randint_like", "get_device"}
-)  # fmt: skip
-"""Calls that place a value or follow another's device: code written with devices in mind."""
-
-
 def device_handling(function: cst.FunctionDef) -> list[cst.CSTNode]:
     """Where a function's own code reads or chooses a device (``x.device``, ``x.is_cuda``,
     ``.to(...)``, ``device=``, ``x.new_zeros(...)``, ``torch.zeros_like(x)``): what shows
@@ -442,6 +429,6 @@ def _reads_or_chooses_a_device(node: cst.CSTNode) -> bool:
         return node.attr.value in ("device", "is_cuda") and dotted_name(node) != "torch.device"
     if not isinstance(node, cst.Call):
         return False
-    return last_name(node.func) in DEVICE_FOLLOWING_CALLS or any(
+    return last_name(node.func) in torch_facts.DEVICE_FOLLOWING_CALLS or any(
         arg.keyword is not None and arg.keyword.value == "device" for arg in node.args
     )

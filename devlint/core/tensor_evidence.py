@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_facts
 from devlint.core.syntax import (
     dotted_name,
     expression_nodes,
@@ -36,24 +36,6 @@ from devlint.core.syntax import (
 )
 from devlint.core.torch_api import CallKind
 
-TENSOR_ATTRIBUTES = frozenset({"device", "grad_fn", "requires_grad"})
-DEVICE_TESTS = frozenset({"is_cuda", "is_cpu", "get_device"})
-TENSOR_METHODS = frozenset(
-    {
-        "size", "dim", "numel", "unsqueeze", "view", "view_as", "contiguous", "permute",
-        "expand", "expand_as", "type_as", "detach", "masked_fill", "masked_fill_",
-        "masked_select", "masked_scatter", "new_zeros", "new_ones", "new_full", "new_empty",
-        "new_tensor", "narrow", "unbind", "index_select", "index_fill", "index_add",
-        "index_copy", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
-        "bmm", "softmax", "log_softmax", "sigmoid", "relu", "exp", "log", "sqrt", "norm",
-        "clamp", "clamp_", "clamp_min", "clamp_max", "long", "int", "bool", "unfold", "flip",
-        "roll", "topk", "logical_not", "is_contiguous",
-        "element_size", "fill_", "zero_", "add_", "mul_", "sub_", "div_", "chunk",
-        "split_with_sizes", "matmul", "mm", "neg", "rsqrt", "is_floating_point",
-    }
-)  # fmt: skip
-"""Methods of torch.Tensor that NumPy arrays, Python containers, strings and
-nn.Modules do not have (or not with a tensor's signature)."""
 _OPERATIONS = frozenset({CallKind.COMBINE, CallKind.INHERIT, CallKind.LIKE})
 
 Resolver = Callable[[str], str | None]
@@ -98,9 +80,9 @@ def tensor_parameters(function: cst.FunctionDef, resolve: Resolver) -> TensorPar
             owner = _name_of(node.value)
             if owner is not None:
                 attribute = node.attr.value
-                if attribute in DEVICE_TESTS:
+                if attribute in torch_facts.DEVICE_TESTS:
                     tested.add(owner)
-                elif attribute in TENSOR_ATTRIBUTES:
+                elif attribute in torch_facts.TENSOR_ONLY_ATTRIBUTES:
                     found.add(owner)
             device_of = _device_attribute_of(node.value)
             if device_of is not None and node.attr.value in ("type", "index"):
@@ -150,7 +132,7 @@ def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
     func = call.func
     if isinstance(func, cst.Attribute):
         owner = _name_of(func.value)
-        if owner is not None and func.attr.value in TENSOR_METHODS:
+        if owner is not None and func.attr.value in torch_facts.TENSOR_ONLY_METHODS:
             yield owner
     if not call.args or call.args[0].keyword is not None or call.args[0].star:
         return
@@ -168,9 +150,6 @@ def _tensors_of_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
         yield from (e.value.value for e in first.elements if isinstance(e.value, cst.Name))
 
 
-_MOVES = frozenset({"cpu", "cuda"})
-
-
 def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
     """The names a call moves to a device (``x.cpu()``, ``x.to(device)``; not
     ``x.to(torch.float16)``) or hands to a host-side argument."""
@@ -178,11 +157,12 @@ def _placed_by_call(call: cst.Call, resolve: Resolver) -> Iterator[str]:
     if isinstance(func, cst.Attribute):
         owner = _name_of(func.value)
         method = func.attr.value
-        if owner is not None and (method in _MOVES or (method == "to" and _names_a_device(call))):
+        named = method in torch_api.device_named_moves()
+        if owner is not None and (named or (method == "to" and _names_a_device(call))):
             yield owner
     written = dotted_name(func)
     qualname = resolve(written) if written is not None else None
-    host = torch_api.HOST_ARGUMENTS.get(qualname or "")
+    host = torch_facts.HOST_ARGUMENTS.get(qualname or "")
     if host is not None:
         position, keyword = host
         for index, arg in enumerate(call.args):

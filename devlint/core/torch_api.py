@@ -1,7 +1,8 @@
 """The torch API table: what each torch call does with devices.
 
 The data lives in ``torch_api.json`` next to this module, generated from an installed torch
-by ``scripts/generate_torch_api.py``. Reading it needs no torch.
+by ``scripts/generate_torch_api.py``. Reading it needs no torch. What devlint knows of
+torch beyond it is written by hand in ``torch_facts``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from devlint.core.torch_facts import AUDIO_TRANSFORMS_WITH_BUFFERS
 
 
 class CallKind(enum.Enum):
@@ -51,6 +54,7 @@ class _Table:
     methods: dict[str, CallSpec]
     modules: dict[str, ModuleSpec]
     optimizers: frozenset[str]
+    transfers: frozenset[str]
     wrapper_attributes: frozenset[str]
 
 
@@ -78,6 +82,7 @@ def _table() -> _Table:
             for name, spec in data["modules"].items()
         },
         optimizers=frozenset(data["optimizers"]),
+        transfers=frozenset(data["transfers"]),
         wrapper_attributes=frozenset(data["wrapper_attributes"]),
     )
 
@@ -90,35 +95,6 @@ def torch_function(qualname: str) -> CallSpec | None:
 def tensor_method(name: str) -> CallSpec | None:
     """The spec of a torch.Tensor method by name ("add_", "masked_fill", "sum")."""
     return _table().methods.get(name)
-
-
-AUDIO_TRANSFORMS_WITH_BUFFERS = frozenset(
-    f"torchaudio.transforms.{name}"
-    for name in (
-        "Spectrogram", "InverseSpectrogram", "GriffinLim", "MelScale", "InverseMelScale",
-        "MelSpectrogram", "MFCC", "LFCC", "Resample", "TimeStretch", "SpectralCentroid",
-    )
-)  # fmt: skip
-"""torchaudio transforms that register a buffer in ``__init__`` (a window, a filter bank, a
-resampling kernel): modules made on the CPU like ``nn.Linear``. torchaudio is not in the
-generated table; its buffer-free transforms (``AmplitudeToDB``, ``Vol``) follow their input."""
-
-HOST_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
-"""Arguments a torch function reads on the host (position, keyword): they must be CPU
-tensors whatever device the rest is on (``'lengths' argument should be a 1D CPU int64
-tensor``)."""
-MODULE_DICT = "torch.nn.ModuleDict"
-DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
-"""``nn.ModuleDict``'s own methods; any other attribute is one of its members."""
-DTYPES = frozenset(
-    f"torch.{name}"
-    for name in (
-        "float", "float16", "float32", "float64", "half", "double", "bfloat16", "int", "int8",
-        "int16", "int32", "int64", "long", "short", "uint8", "bool", "complex64", "complex128",
-        "cfloat", "cdouble",
-    )
-)  # fmt: skip
-"""``torch.float32`` and the like: dtypes, never devices."""
 
 
 def nn_module(qualname: str) -> ModuleSpec | None:
@@ -146,6 +122,30 @@ def is_optimizer(qualname: str) -> bool:
 def is_wrapper_attribute(name: str) -> bool:
     """Whether DataParallel/DDP itself has ``name`` (``state_dict``, ``module``, ``no_sync``)."""
     return name in _table().wrapper_attributes
+
+
+_DEVICES_MOVED_TO_BY_NAME = frozenset({"cpu", "cuda"})
+"""The device types whose own transfer method (``.cpu()``, ``.cuda()``) the analysis follows
+as a move. The table's ``.xpu()``, ``.ipu()`` and ``.mtia()`` move to devices it does not
+follow: they stay calls of unknown result."""
+
+
+@cache
+def moves() -> frozenset[str]:
+    """The transfers the analysis follows as moves of their receiver: ``.to()``, to the
+    device, dtype or tensor it is given, and the moves named after their device
+    (``device_named_moves``). The table's other transfers are no moves here: ``copy_``
+    and ``set_`` change the receiver in place, ``type`` converts a dtype and names a device
+    only through a typed tensor class (``torch_model.type_conversion``), and ``Calls``
+    follows ``type_as`` of a tensor as ``.to()``."""
+    return _table().transfers & ({"to"} | _DEVICES_MOVED_TO_BY_NAME)
+
+
+@cache
+def device_named_moves() -> frozenset[str]:
+    """``.cpu()`` and ``.cuda()``: the moves that always send their receiver to a device,
+    where ``.to()`` may convert a dtype instead."""
+    return _table().transfers & _DEVICES_MOVED_TO_BY_NAME
 
 
 def torch_version() -> str:

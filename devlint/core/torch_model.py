@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from devlint.core import torch_api
+from devlint.core import torch_api, torch_facts
 from devlint.core.events import Facts, Operand
 from devlint.core.lattice import CPU, Concrete, Device, is_known
 from devlint.core.scopes import Args
@@ -38,70 +38,6 @@ from devlint.core.values import (
     join_values,
     result_base,
 )
-
-LEGACY_CONSTRUCTORS = frozenset(
-    {
-        "torch.Tensor",
-        "torch.FloatTensor",
-        "torch.DoubleTensor",
-        "torch.HalfTensor",
-        "torch.BFloat16Tensor",
-        "torch.LongTensor",
-        "torch.IntTensor",
-        "torch.ShortTensor",
-        "torch.CharTensor",
-        "torch.ByteTensor",
-        "torch.BoolTensor",
-    }
-)
-"""Typed constructors that build cpu tensors only: given ``device=`` naming any other device
-they raise ``RuntimeError: legacy constructor expects device type: cpu``."""
-RANDOM_FACTORIES = frozenset(
-    {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson"}
-)
-PASS_THROUGH = frozenset(
-    {
-        "iter",
-        "tqdm.tqdm",
-        "tqdm.auto.tqdm",
-        "tqdm.notebook.tqdm",
-        "tqdm.std.tqdm",
-        "reversed",
-        "sorted",
-        "einops.rearrange",
-        "einops.repeat",
-        "copy.copy",
-        "copy.deepcopy",
-        "torch.autograd.Variable",
-        "torch.autograd.variable.Variable",
-    }
-)
-"""Calls whose result is their first argument, or lives where it lives."""
-MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
-_MODULE_SELF_METHODS = frozenset(
-    {
-        "train",
-        "eval",
-        "float",
-        "half",
-        "double",
-        "bfloat16",
-        "requires_grad_",
-        "share_memory",
-        "apply",
-        "type",
-    }
-)
-_ADDS_A_DIMENSION = frozenset(
-    {
-        "unsqueeze", "unsqueeze_", "stack", "hstack", "vstack", "dstack", "column_stack",
-        "row_stack", "cat", "concat", "concatenate",
-    }
-)  # fmt: skip
-"""Ops whose result has at least one dimension whatever the input: never a 0-dim tensor
-(``stack`` adds one; ``cat`` refuses 0-dim inputs: "zero-dimensional tensor ... cannot be
-concatenated")."""
-
 
 # -- tensors ---------------------------------------------------------------------------
 
@@ -157,7 +93,7 @@ def spec_result(
         base = UNKNOWN_VALUE  # a cpu 0-dim operand takes the device of an unseen one
     if spec.reduces and not _has_dim_argument(args):
         ndim = 0
-    elif name in _ADDS_A_DIMENSION:
+    elif name in torch_facts.ADDS_A_DIMENSION:
         ndim = 1
     elif kind is CallKind.COMBINE:
         ndim = None if spec.strict else combined_ndim([op.value for op in operands])
@@ -174,14 +110,9 @@ COMPARISONS = {
         CallSpec(CallKind.COMBINE, ("input", "other")),  # torch.allclose(a, b)
         CallSpec(CallKind.COMBINE, ("other",)),  # a.allclose(b)
     )
-    for name in ("allclose", "equal")
+    for name in torch_facts.COMPARISONS_TO_A_BOOL
 }
-"""Comparisons that return a Python bool (so the generated table calls them non-tensor) but
-compute on both tensors: ``allclose`` is ``isclose(a, b).all()``, and both need their
-operands on one device ("Expected all tensors to be on the same device")."""
-
-
-GRADIENTS = frozenset({"torch.autograd.grad"})
+"""The specs of the comparisons that return a Python bool: ops that combine their tensors."""
 
 
 def gradients(args: Args) -> Value:
@@ -259,7 +190,7 @@ def tensor_from_data(qualname: str, node: cst.Call, args: Args, device: Device |
         # of data is used"), with its dimensions
         copied = data[1]
         return Value(Kind.TENSOR, copied.device, copied.origin, copied.ndim)
-    if qualname == "torch.from_numpy" or (qualname in LEGACY_CONSTRUCTORS and data):
+    if qualname == "torch.from_numpy" or (qualname in torch_facts.LEGACY_CONSTRUCTORS and data):
         ndim = 1  # `torch.FloatTensor(x)` rejects a number: only a 0-d array gives 0-dim
     origin = (
         Origin("created", node) if qualname == "torch.from_numpy" else creation_origin(node, args)
@@ -276,9 +207,12 @@ def type_conversion(node: cst.Call, receiver: Value, args: Args) -> Value | None
     named = given[1].ref if given[1].kind is Kind.NAMESPACE else string_value(given[0])
     if not isinstance(named, str) or named == "torch.Tensor":
         return None
-    if named in LEGACY_CONSTRUCTORS:
+    if named in torch_facts.LEGACY_CONSTRUCTORS:
         device: Device = CPU
-    elif named.startswith("torch.cuda.") and named.replace(".cuda", "", 1) in LEGACY_CONSTRUCTORS:
+    elif (
+        named.startswith("torch.cuda.")
+        and named.replace(".cuda", "", 1) in torch_facts.LEGACY_CONSTRUCTORS
+    ):
         device = Concrete("cuda")
     else:
         return None
@@ -302,7 +236,9 @@ def is_legacy_constructor(facts: Facts, call: cst.Call) -> bool:
     whatever name it was imported."""
     callee = facts.value_of(call.func)
     return (
-        callee is not None and callee.kind is Kind.NAMESPACE and callee.ref in LEGACY_CONSTRUCTORS
+        callee is not None
+        and callee.kind is Kind.NAMESPACE
+        and callee.ref in torch_facts.LEGACY_CONSTRUCTORS
     )
 
 
@@ -319,7 +255,7 @@ def module_container(node: cst.Call, args: Args) -> Value:
     unknown = any(member.kind is Kind.UNKNOWN for member in members)
     stateful = True if True in states else (None if unknown or None in states else False)
     qualname = "torch.nn." + (last_name(node.func) or "")
-    ref = qualname if qualname in MODULE_CONTAINERS else None
+    ref = qualname if qualname in torch_facts.MODULE_CONTAINERS else None
     return Value(Kind.MODULE, CPU, Origin("created", node), stateful=stateful, ref=ref)
 
 
@@ -357,12 +293,12 @@ def module_output(module: Value, inputs: list[Operand]) -> Value:
 
 def returns_the_module(name: str) -> bool:
     """``nn.Module``'s own methods that return the module itself (``train``, ``eval``...)."""
-    return name in _MODULE_SELF_METHODS
+    return name in torch_facts.RETURNS_THE_MODULE
 
 
 def module_method(module: Value, name: str) -> Value:
     """What ``model.<name>()`` returns for nn.Module's own methods (not ``forward``)."""
-    if name in _MODULE_SELF_METHODS:
+    if name in torch_facts.RETURNS_THE_MODULE:
         return module
     if name in ("parameters", "buffers"):
         return Value(Kind.ITERABLE, element=Value(Kind.TENSOR, module.device, module.origin))
@@ -401,7 +337,7 @@ def builtin_result(name: str, args: Args) -> Value:
     """What a Python builtin returns: ``zip``, ``enumerate`` and ``list`` keep devices."""
     values = [value for _, value in args.positional]
     first = args.positional[0] if args.positional else None
-    if name in ("iter", "reversed", "sorted") or name in PASS_THROUGH:
+    if name in ("iter", "reversed", "sorted") or name in torch_facts.PASS_THROUGH:
         return values[0] if values else UNKNOWN_VALUE
     if name == "next":
         return iterate(values[0], first[0]) if first else UNKNOWN_VALUE
@@ -462,9 +398,6 @@ def _literal_ndim(node: cst.BaseExpression) -> int | None:
     return None
 
 
-_SIZE_AS_VARARGS = frozenset({"zeros", "ones", "empty", "rand", "randn"})
-
-
 def _factory_ndim(spec: CallSpec, name: str, args: Args) -> int | None:
     """The dimensions a factory's size gives for sure: ``torch.zeros((8, 2))`` and
     ``torch.zeros(8, 2)`` have two, ``torch.zeros(())`` none."""
@@ -481,7 +414,7 @@ def _factory_ndim(spec: CallSpec, name: str, args: Args) -> int | None:
     if len(sizes) == 1 and isinstance(first, (cst.Tuple, cst.List)) and not first.elements:
         return 0
     counted = _size_length(first)
-    if len(sizes) > 1 and name in _SIZE_AS_VARARGS and not args.starred:
+    if len(sizes) > 1 and name in torch_facts.SIZE_AS_VARARGS and not args.starred:
         counted = len(sizes)  # torch.zeros(8, 2): each argument a dimension
     return max(counted, 1)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devlint.core import torch_facts
 from devlint.core.events import (
     CheckpointSave,
     Operand,
@@ -33,15 +34,6 @@ from devlint.core.values import (
     used_as_module,
 )
 
-WRAPPERS = {
-    "torch.nn.DataParallel": "DataParallel",
-    "torch.nn.parallel.DataParallel": "DataParallel",
-    "torch.nn.parallel.data_parallel.DataParallel": "DataParallel",
-    "torch.nn.parallel.DistributedDataParallel": "DistributedDataParallel",
-    "torch.nn.parallel.distributed.DistributedDataParallel": "DistributedDataParallel",
-}
-_SAVES = frozenset({"torch.save", "torch.serialization.save"})
-
 
 class Wrappers(Part):
     """Creation, attributes, calls and checkpoints of data-parallel wrappers."""
@@ -64,7 +56,7 @@ class Wrappers(Part):
                 for element in ids[0].elements
             )
         output = args.get(2, "output_device")
-        info = WrapperInfo(WRAPPERS[qualname], node, inner, device_ids, output)
+        info = WrapperInfo(torch_facts.WRAPPERS[qualname], node, inner, device_ids, output)
         wrapper = Value(Kind.WRAPPER, inner.device, inner.origin, stateful=True, ref=info)
         self.state.record(WrapperCreated(node, wrapper))
         return wrapper
@@ -102,7 +94,7 @@ class Wrappers(Part):
         return Value(Kind.MAPPING, origin=origin)
 
     def note_checkpoint(self, qualname: str, node: cst.Call, args: Args) -> None:
-        if qualname in _SAVES:
+        if qualname in torch_facts.CHECKPOINT_SAVES:
             given = args.get(0, "obj")
             if given is not None:
                 self.state.record(CheckpointSave(node, given[1], self.flow.function))

@@ -8,7 +8,8 @@ from functools import partial
 
 import libcst as cst
 
-from devlint.core.torch_model import RANDOM_FACTORIES, is_legacy_constructor
+from devlint.core.torch_facts import RANDOM_FACTORIES
+from devlint.core.torch_model import is_legacy_constructor
 from devlint.core.conflicts import first_per_source, inside, source_tag
 from devlint.rulekit.describe import clash_phrase
 from devlint.core.events import Clash, Event, Facts, ModuleCall, OperandsMeet

@@ -10,7 +10,8 @@ import libcst as cst
 from devlint.core.events import Facts, TensorMoved
 from devlint.core.lattice import can_be_accelerator
 from devlint.core.syntax import last_name
-from devlint.core.torch_model import RANDOM_FACTORIES, is_legacy_constructor
+from devlint.core.torch_facts import RANDOM_FACTORIES
+from devlint.core.torch_model import is_legacy_constructor
 from devlint.core.values import NO_DEVICE, Kind
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import with_keyword
