@@ -806,11 +806,14 @@ def _attribute_of_instance(path: str, env: Env) -> Value | None:
 def _replace_state_of_module(path: str, value: Value, env: Env) -> None:
     """``lin.w.weight = nn.Parameter(t)``, ``model.head = other``: a module given state
     that lives elsewhere is no longer where it was created or moved (all of it may have
-    been replaced): its device becomes unknown."""
-    if value.ref not in (PARAMETER, BUFFER) and not (value.kind is Kind.MODULE and value.stateful):
-        return
-    root = path.split(".", 1)[0]
+    been replaced): its device becomes unknown. So is a module whose submodule, one its
+    class's ``__init__`` made, is replaced by one not known to be on its device
+    (``predictor.model = model.model``: the placed model's weights now serve it)."""
+    root, _, rest = path.partition(".")
     module = env.get(root)
+    stateful = value.ref in (PARAMETER, BUFFER) or (value.kind is Kind.MODULE and value.stateful)
+    if not stateful and not (module is not None and _replaces_a_submodule(module, rest, value)):
+        return
     if (
         module is not None
         and module.kind in (Kind.MODULE, Kind.WRAPPER)
@@ -818,6 +821,16 @@ def _replace_state_of_module(path: str, value: Value, env: Env) -> None:
         and module.device != value.device
     ):
         env.update(root, module.with_device(UNKNOWN, None))
+
+
+def _replaces_a_submodule(module: Value, attribute: str, value: Value) -> bool:
+    """``attribute`` names a module its class's ``__init__`` made, and ``value`` is not known
+    to be on the module's device."""
+    info = module.ref
+    if not isinstance(info, ClassInfo) or "." in attribute or value.device == module.device:
+        return False
+    made = info.attrs.get(attribute)
+    return made is not None and made.kind is Kind.MODULE
 
 
 def _star_member(scope: ModuleScope, name: str) -> Value:
