@@ -73,10 +73,11 @@ class Diagnostic:
         return (self.path, self.cell or 0, self.line, self.column)
 
     def to_json(self) -> dict[str, object]:
-        """The JSON object of ``devlint check --format json`` (1-based columns)."""
-        return {
+        """The JSON object of ``devlint check --format json``: the fields of
+        ``JSON_FIELDS``, in its order, each optional one only when it has a value."""
+        values: dict[str, object] = {
             "path": self.path,
-            **({"cell": self.cell} if self.cell is not None else {}),
+            "cell": self.cell,
             "line": self.line,
             "column": self.column + 1,
             "end_line": self.end_line,
@@ -84,5 +85,72 @@ class Diagnostic:
             "code": self.code,
             "message": self.message,
             "severity": self.severity.value,
-            **({"related": [vars(place) for place in self.related]} if self.related else {}),
+            "related": [vars(place) for place in self.related] or None,
         }
+        return _following(JSON_FIELDS, values)
+
+
+@dataclass(frozen=True)
+class JsonField:
+    """One field of the JSON output: its name, its JSON type, whether every object has it,
+    and what it means; ``items``: the fields of each object of an array."""
+
+    name: str
+    type: str  # a JSON type: "string", "integer", "array"
+    always: bool
+    meaning: str
+    items: tuple[JsonField, ...] = ()
+
+
+JSON_FIELDS = (
+    JsonField(
+        "path",
+        "string",
+        True,
+        "the file, as named on the command line or found under it (`-`: `<stdin>`, or "
+        "`--stdin-filename`)",
+    ),
+    JsonField(
+        "cell",
+        "integer",
+        False,
+        "in a notebook, the cell's number (every cell counted from 1, markdown too)",
+    ),
+    JsonField(
+        "line",
+        "integer",
+        True,
+        "the line where the problem starts, from 1 (in a notebook, from the cell's first)",
+    ),
+    JsonField("column", "integer", True, "the column where it starts, from 1, in code points"),
+    JsonField("end_line", "integer", True, "the line where it ends"),
+    JsonField("end_column", "integer", True, "the column just past its end (exclusive)"),
+    JsonField("code", "string", True, "the rule's code (`DVL101`)"),
+    JsonField("message", "string", True, "what is wrong, and what to do"),
+    JsonField("severity", "string", True, "`error`, `warning` or `info`"),
+    JsonField(
+        "related",
+        "array",
+        False,
+        "the places in other files the message names (where a value it names came from)",
+        items=(
+            JsonField("path", "string", True, "the other file"),
+            JsonField("line", "integer", True, "the line of it the message names"),
+        ),
+    ),
+)
+"""The fields of each object ``devlint check --format json`` prints, in the order printed:
+``to_json``, the table in docs/usage.md and the schema test all follow this one list."""
+
+
+def _following(fields: tuple[JsonField, ...], values: dict[str, object]) -> dict[str, object]:
+    """``values`` in the order of ``fields``, those without a value (None) left out, and the
+    objects of an array each in the order of its ``items``."""
+    shaped: dict[str, object] = {}
+    for spec in fields:
+        value = values[spec.name]
+        if isinstance(value, list) and spec.items:
+            value = [_following(spec.items, item) for item in value]
+        if value is not None:
+            shaped[spec.name] = value
+    return shaped

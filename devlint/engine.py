@@ -17,7 +17,7 @@ from devlint.core.analysis import Facts, analyse
 from devlint.core.events import FILE_LAYOUT, Layout
 from devlint.core.positions import NotInModule
 from devlint.decoding import decode_source
-from devlint.diagnostic import Diagnostic, RelatedPlace, SuggestedFix
+from devlint.diagnostic import Diagnostic, SuggestedFix
 from devlint.gc_thresholds import fewer_collections
 from devlint.limits import complexity_problem
 from devlint.noqa import NOQA, silences
@@ -213,14 +213,12 @@ def _diagnostics(
 ) -> Iterator[tuple[Diagnostic, FixBuilder | None]]:
     """Each finding as a diagnostic without its fix, and the builder of that fix."""
     for rule in rules:
-        cited = len(facts.cited)
         for finding in rule.check(facts):
-            related = tuple(dict.fromkeys(RelatedPlace(*place) for place in facts.cited[cited:]))
-            cited = len(facts.cited)
             try:
                 start, end = facts.span_of(finding.node)
             except NotInModule:  # code of another file: its own analysis reports it
                 continue
+            message = finding.as_message()
             diagnostic = Diagnostic(
                 path,
                 start[0],
@@ -228,9 +226,9 @@ def _diagnostics(
                 end[0],
                 end[1],
                 rule.meta.code,
-                finding.message,
+                message.text,
                 finding.severity,
-                related=related,
+                related=message.cites,
             )
             yield diagnostic, finding.fix
 

@@ -16,6 +16,7 @@ import libcst as cst
 from devlint.core.conflicts import first_per_source
 from devlint.diagnostic import Severity, SourceEdit, SuggestedFix
 from devlint.rulekit.describe import clash_phrase
+from devlint.rulekit.message import Message
 
 if TYPE_CHECKING:
     from devlint.core.analysis import Facts
@@ -81,15 +82,22 @@ FixBuilder = Callable[[], Fix | None]
 class Finding:
     """A rule's verdict on one node; the engine turns it into a Diagnostic.
 
+    ``message`` is text, or a ``Message`` when it names places in other files: those
+    become the diagnostic's related places.
+
     ``fix`` is a builder, not a fix: building one costs more than finding the bug
     (parent maps, code generation), and only ``--fix`` and an editor's code
     actions ask for it. It returns None when no fix can be made after all.
     """
 
     node: cst.CSTNode
-    message: str
+    message: Message | str
     severity: Severity
     fix: FixBuilder | None = None
+
+    def as_message(self) -> Message:
+        """The message as a ``Message``, with the places it cites (none for plain text)."""
+        return self.message if isinstance(self.message, Message) else Message(self.message)
 
 
 def owned_clashes(facts: Facts, *claims: Claim) -> list[tuple[OperandsMeet | ModuleCall, Clash]]:
@@ -134,5 +142,5 @@ class ClashRule(Rule):
     def finding(self, facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
         message = clash_phrase(facts, clash)
         if self.advice is not None:
-            message = f"{message}; {self.advice}"
+            message += f"; {self.advice}"
         return Finding(event.node, message, clash.severity)

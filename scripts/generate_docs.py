@@ -1,4 +1,5 @@
-"""Writes docs/rules/<CODE>.md and the README's rule table from the rules themselves.
+"""Writes docs/rules/<CODE>.md and the README's rule table from the rules themselves, and
+the table of JSON output fields in docs/usage.md from ``devlint.diagnostic.JSON_FIELDS``.
 
 Run ``python scripts/generate_docs.py`` after changing a rule; ``--check``
 exits 1 when the committed docs are stale (the test suite runs it).
@@ -14,14 +15,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from devlint.diagnostic import JSON_FIELDS, JsonField  # noqa: E402
 from devlint.harness.evidence import load as load_evidence  # noqa: E402
 from devlint.harness.evidence import rule_section  # noqa: E402
 from devlint.rule import Rule  # noqa: E402
 from devlint.rule_docs import page_lines  # noqa: E402
 from devlint.rules import all_rules  # noqa: E402
 
-TABLE_START = "<!-- rules-table:start -->"
-TABLE_END = "<!-- rules-table:end -->"
+RULES_TABLE = "rules-table"
+JSON_FIELDS_TABLE = "json-fields"
+"""Names of the generated parts: each lies between ``<!-- NAME:start -->`` and
+``<!-- NAME:end -->`` in its document."""
 EVIDENCE = ROOT / "docs" / "evidence.json"
 """Committed harness evidence, refreshed by ``devlint confirm --json docs/evidence.json``."""
 
@@ -42,15 +46,37 @@ def rules_table() -> str:
     return "\n".join(rows)
 
 
+def json_fields_table() -> str:
+    """One row per field of ``--format json``'s objects; an array's items as ``name[].item``."""
+    rows = ["| Field | Type | Always there | Meaning |", "| --- | --- | --- | --- |"]
+
+    def add(fields: tuple[JsonField, ...], prefix: str) -> None:
+        for spec in fields:
+            always = "yes" if spec.always else "no"
+            rows.append(f"| `{prefix}{spec.name}` | {spec.type} | {always} | {spec.meaning} |")
+            add(spec.items, f"{prefix}{spec.name}[].")
+
+    add(JSON_FIELDS, "")
+    return "\n".join(rows)
+
+
+def with_generated(path: Path, name: str, body: str) -> str:
+    """The text of ``path`` with the part between its ``name`` markers replaced by ``body``."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
+    if pattern.search(text) is None:
+        raise SystemExit(f"{path.relative_to(ROOT)} has no {start} … {end} markers")
+    return pattern.sub(lambda _: f"{start}\n{body}\n{end}", text)
+
+
 def expected_files() -> dict[Path, str]:
     files = {
         ROOT / "docs" / "rules" / f"{rule.meta.code}.md": rule_doc(rule) for rule in all_rules()
     }
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(TABLE_START) + ".*?" + re.escape(TABLE_END), re.S)
-    table = f"{TABLE_START}\n{rules_table()}\n{TABLE_END}"
-    files[readme] = pattern.sub(lambda _: table, text)
+    readme, usage = ROOT / "README.md", ROOT / "docs" / "usage.md"
+    files[readme] = with_generated(readme, RULES_TABLE, rules_table())
+    files[usage] = with_generated(usage, JSON_FIELDS_TABLE, json_fields_table())
     return files
 
 

@@ -298,8 +298,6 @@ class Facts:
     importer: Importer | None = None  # what the project's other files hold, when known
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     imported: list[ModuleScope] = field(default_factory=list)  # project modules it reached
-    cited: list[tuple[str, int]] = field(default_factory=list)
-    """(path, line) of each place in another file a message named (``place_of``), in order."""
     layout: Layout = field(default_factory=lambda: FILE_LAYOUT, repr=False)
     _positions: Positions | None = None
 
@@ -343,20 +341,6 @@ class Facts:
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.span_of(node)[0][0]
-
-    def place_of(self, node: cst.CSTNode) -> str:
-        """Where ``node`` is, for a message: ``line 8`` in this file, ``model.py:41`` in
-        another file of the project."""
-        try:
-            return self.layout.line_name(self.line_of(node))
-        except NotInModule:
-            pass
-        for scope in self.imported:
-            line = scope.line_of(node)
-            if line is not None:
-                self.cited.append((scope.path, line))
-                return f"{scope.name}:{line}"
-        return "another file"
 
     def _positions_of_module(self) -> Positions:
         if self._positions is None:

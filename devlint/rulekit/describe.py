@@ -1,4 +1,5 @@
-"""Message text: where each side of a clash lives and where that came from."""
+"""Message text: where each side of a clash lives and where that came from (``Message``s,
+which cite the places they name in other files)."""
 
 from __future__ import annotations
 
@@ -8,24 +9,25 @@ from devlint.core.events import Clash, Facts, Operand
 from devlint.core.lattice import MAYBE_ACCEL, Device, Symbol, is_hard_coded_accelerator
 from devlint.core.values import Origin, Value
 from devlint.diagnostic import Severity
+from devlint.rulekit.message import Message, place
 
 
-def origin_phrase(facts: Facts, origin: Origin | None) -> str:
+def origin_phrase(facts: Facts, origin: Origin | None) -> Message:
     """`` (moved to `device` at line 5)`` or nothing when the origin is not known."""
     if origin is None:
-        return ""
+        return Message("")
     verb = origin.verb
     if "{}" in verb:
         subject = origin.subject if origin.subject is not None else origin.node
         verb = verb.format(f"`{facts.code_of(subject)}`")
-    return f" ({verb} at {facts.place_of(origin.node)})"
+    return f" ({verb} at " + place(facts, origin.node) + ")"
 
 
-def operand_phrase(facts: Facts, operand: Operand) -> str:
+def operand_phrase(facts: Facts, operand: Operand) -> Message:
     """`` `labels` is on cpu (created at line 8)``."""
     device = operand.value.device.describe()
     origin = origin_phrase(facts, operand.value.origin)
-    return f"`{facts.code_of(operand.node)}` is on {device}{origin}"
+    return f"`{facts.code_of(operand.node)}` is on {device}" + origin
 
 
 def when_it_fails(clash: Clash) -> str:
@@ -54,18 +56,25 @@ def failure_condition(device: Device) -> str:
     return ""
 
 
-def clash_phrase(facts: Facts, clash: Clash) -> str:
+def clash_phrase(facts: Facts, clash: Clash) -> Message:
     """Both sides of a clash, cpu side first, where it happens when that is another file's
     code, and when it fails."""
     first = operand_phrase(facts, clash.first)
     second = operand_phrase(facts, clash.second)
-    where = f"; they meet {ran_elsewhere(facts, clash.elsewhere)}" if clash.elsewhere else ""
-    return f"{first} but {second}{where}{when_it_fails(clash)}"
+    return first + " but " + second + they_meet(facts, clash) + when_it_fails(clash)
 
 
-def ran_elsewhere(facts: Facts, node: cst.CSTNode) -> str:
+def they_meet(facts: Facts, clash: Clash) -> Message:
+    """``; they meet at utils.py:12, in code this call runs`` when the clash happens in
+    another file's code, else nothing."""
+    if clash.elsewhere is None:
+        return Message("")
+    return "; they meet " + ran_elsewhere(facts, clash.elsewhere)
+
+
+def ran_elsewhere(facts: Facts, node: cst.CSTNode) -> Message:
     """``at utils.py:12, in code this call runs``: where in another file's code it happens."""
-    return f"at {facts.place_of(node)}, in code this call runs"
+    return "at " + place(facts, node) + ", in code this call runs"
 
 
 def made_here(facts: Facts, value: Value) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from devlint.core.conflicts import first_per_source, hard_coded
 from devlint.rulekit.describe import clash_phrase, origin_phrase, when_it_fails
+from devlint.rulekit.message import place
 from devlint.core.events import Clash, DeviceDefaultKept, Facts, ModuleCall, OperandsMeet
 from devlint.diagnostic import Severity
 from devlint.rule import ClashRule, Finding, RuleMeta, RuntimeExpectation, owned_clashes
@@ -96,9 +97,11 @@ def _hard_coded(facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) ->
     partner = clash.second
     message = (
         f"`{facts.code_of(source)}` is on {clash.first.value.device.describe()} (hard-coded) "
-        f"but meets `{facts.code_of(partner.node)}` at {facts.place_of(event.node)}, "
-        f"which is on {partner.value.device.describe()}"
-        f"{origin_phrase(facts, partner.value.origin)}{when_it_fails(clash)}; "
+        f"but meets `{facts.code_of(partner.node)}` at "
+        + place(facts, event.node)
+        + f", which is on {partner.value.device.describe()}"
+        + origin_phrase(facts, partner.value.origin)
+        + f"{when_it_fails(clash)}; "
         "place it on its partner's device (`.to(x.device)`, `device=x.device`)"
     )
     return Finding(source, message, clash.severity)
@@ -110,9 +113,11 @@ def _default_kept(facts: Facts, kept: DeviceDefaultKept) -> Finding:
     held = kept.caller.device
     message = (
         f"`{facts.code_of(kept.node)}` leaves `{name}` at its hard-coded default "
-        f"`{facts.code_of(kept.parameter.default)}` ({facts.place_of(kept.parameter)}), "
-        f"so what it places lands on {kept.default.describe()} while the caller's device is "
-        f"{held.describe()}{origin_phrase(facts, kept.caller.origin)}; this fails when "
-        f"{held.describe()} is the CPU or another GPU: pass `{name}={name}`"
+        f"`{facts.code_of(kept.parameter.default)}` ("
+        + place(facts, kept.parameter)
+        + f"), so what it places lands on {kept.default.describe()} while the caller's device "
+        f"is {held.describe()}"
+        + origin_phrase(facts, kept.caller.origin)
+        + f"; this fails when {held.describe()} is the CPU or another GPU: pass `{name}={name}`"
     )
     return Finding(kept.node, message, Severity.WARNING)

@@ -73,4 +73,4 @@ class IndexOnOtherDevice(ClashRule):
     def finding(self, facts: Facts, event: OperandsMeet | ModuleCall, clash: Clash) -> Finding:
         indexing = isinstance(event, OperandsMeet) and event.operation == ADVANCED_INDEXING
         advice = CPU_TENSOR_ADVICE if indexing else ADVICE
-        return Finding(event.node, f"{clash_phrase(facts, clash)}; {advice}", clash.severity)
+        return Finding(event.node, clash_phrase(facts, clash) + f"; {advice}", clash.severity)

@@ -50,7 +50,8 @@ class UnsynchronizedHostCopy(Rule):
             reported.add(id(origin.node))
             message = (
                 f"`{facts.code_of(read.node)}` reads a host copy made with `non_blocking=True`"
-                f"{origin_phrase(facts, origin)} before any synchronisation; the data may not "
-                f"have arrived: call `torch.cuda.synchronize()` (or an event's) first"
+                + origin_phrase(facts, origin)
+                + " before any synchronisation; the data may not have arrived: call "
+                "`torch.cuda.synchronize()` (or an event's) first"
             )
             yield Finding(read.node, message, self.meta.severity)

@@ -61,9 +61,9 @@ class PackPaddedLengthsOnDevice(Rule):
                 continue
             severity = Severity.ERROR if hard_coded(device) else Severity.WARNING
             message = (
-                f"{operand_phrase(facts, packed.lengths)}, but `pack_padded_sequence` reads "
-                f"its lengths on the host and refuses them on a GPU"
-                f"{failure_condition(device)}; pass them on the CPU (`.cpu()`, or a list)"
+                operand_phrase(facts, packed.lengths)
+                + ", but `pack_padded_sequence` reads its lengths on the host and refuses them "
+                f"on a GPU{failure_condition(device)}; pass them on the CPU (`.cpu()`, or a list)"
             )
             node = packed.lengths.node
             yield Finding(node, message, severity, partial(_fix, facts, node))

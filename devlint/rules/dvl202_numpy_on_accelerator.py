@@ -58,8 +58,8 @@ class NumpyOnAccelerator(Rule):
             severity = Severity.ERROR if certain else Severity.WARNING
             when = failure_condition(device)
             message = (
-                f"{operand_phrase(facts, conversion.tensor)}; NumPy needs host memory: "
-                f"call `.cpu()` first{when}"
+                operand_phrase(facts, conversion.tensor)
+                + f"; NumPy needs host memory: call `.cpu()` first{when}"
             )
             fix = partial(_fix, facts, conversion.tensor.node)
             yield Finding(conversion.node, message, severity, fix)

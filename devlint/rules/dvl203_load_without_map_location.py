@@ -15,6 +15,7 @@ from devlint.core.syntax import descendants, dotted_name, last_name, root_name, 
 from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import ancestors, is_bound_at, with_keyword
+from devlint.rulekit.message import Message, place
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 
@@ -89,7 +90,7 @@ class LoadWithoutMapLocation(Rule):
             advice = f"`map_location={parameter}`" if parameter else _DEFAULT_ADVICE
             message = (
                 "`torch.load` without `map_location` restores tensors to the device they "
-                f"were saved from; {evidence}, so pass {advice}"
+                "were saved from; " + evidence + f", so pass {advice}"
             )
             fix = partial(_fix, facts, load, parameter)
             yield Finding(load.node, message, self.meta.severity, fix)
@@ -149,7 +150,7 @@ _PARAMETER_SUFFIXES = (".weight", ".bias")  # a state-dict key: "encoder.embed_t
 _MOVES = frozenset({"to", "cuda"})
 
 
-def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | None:
+def _reason_to_report(file: _File, load: cst.Call) -> tuple[Message, str | None] | None:
     """Why this load will restore device tensors where that device may be absent, with the
     parameter that says where to load when the function takes one; None when the code gives
     no reason to believe so (data, statistics, a file the same code wrote, a guarded load).
@@ -160,9 +161,9 @@ def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | N
     scope = file.scope(load)
     ignored = _ignored_location_parameter(scope)
     if ignored is not None and isinstance(scope, cst.FunctionDef):
-        line = file.facts.place_of(ignored)
-        reason = f"`{scope.name.value}` takes `map_location` ({line}) but ignores it"
-        found: tuple[str, str | None] | None = (reason, "map_location")
+        line = place(file.facts, ignored)
+        reason = f"`{scope.name.value}` takes `map_location` (" + line + ") but ignores it"
+        found: tuple[Message, str | None] | None = (reason, "map_location")
     else:
         found = _written_on_device(file, scope, load)
     if found is None or _written_on_cpu(file, load) or _reads_back_own_file(file, scope, load):
@@ -170,7 +171,9 @@ def _reason_to_report(file: _File, load: cst.Call) -> tuple[str, str | None] | N
     return None if _guarded(file, load) else found
 
 
-def _written_on_device(file: _File, scope: cst.CSTNode, load: cst.Call) -> tuple[str, None] | None:
+def _written_on_device(
+    file: _File, scope: cst.CSTNode, load: cst.Call
+) -> tuple[Message, None] | None:
     """This file writes what ``load`` reads without moving it to the CPU, and it holds weights
     or a training state the program may read where their device is absent."""
     facts = file.facts
@@ -182,10 +185,10 @@ def _written_on_device(file: _File, scope: cst.CSTNode, load: cst.Call) -> tuple
     contents = _contents(file, scope, load)
     if contents is None:
         return None
-    saved = f"this file writes it at {facts.place_of(writer)} without moving it to the CPU"
+    saved = "this file writes it at " + place(facts, writer) + " without moving it to the CPU"
     if facts.runtime_device:
-        return f"{contents}, {saved}, and this file picks its device at run time", None
-    return f"{contents}, {saved} (a module's state, on whichever device the module is)", None
+        return contents + ", " + saved + ", and this file picks its device at run time", None
+    return contents + ", " + saved + " (a module's state, on whichever device the module is)", None
 
 
 def _passes_unpacked_arguments(load: cst.Call) -> bool:
@@ -193,32 +196,32 @@ def _passes_unpacked_arguments(load: cst.Call) -> bool:
     return any(arg.star for arg in load.args)
 
 
-def _contents(file: _File, scope: cst.CSTNode, load: cst.Call) -> str | None:
+def _contents(file: _File, scope: cst.CSTNode, load: cst.Call) -> Message | None:
     """What the code shows the loaded object holds, at the first place that shows it."""
     loaded = file.loaded(load)
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, Message]] = []
     for node in file.nodes(scope):
         shown = _shows_contents(file.facts, loaded, node)
         if shown is not None:
             found.append((file.facts.line_of(node), shown))
-    return min(found)[1] if found else None
+    return min(found, key=lambda pair: (pair[0], pair[1].text))[1] if found else None
 
 
-def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> str | None:
+def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> Message | None:
     """What ``node`` shows the loaded object holds. Lines are read only for a match: the first
     line read makes the file's positions, a pass over the whole tree."""
     if isinstance(node, cst.Call):
         callee = last_name(node.func) or ""
         if "state_dict" in callee and any(loaded.holds(arg.value) for arg in node.args):
             code = facts.code_of(node.func)
-            return f"it holds model weights (restored by `{code}` at {facts.place_of(node)})"
+            return f"it holds model weights (restored by `{code}` at " + place(facts, node) + ")"
         if (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in _MOVES
             and loaded.holds(node.func.value)
         ):
             moved = node.func.attr.value
-            return f"it holds tensors (moved by `.{moved}()` at {facts.place_of(node)})"
+            return f"it holds tensors (moved by `.{moved}()` at " + place(facts, node) + ")"
         if (
             callee == "get"
             and node.args
@@ -226,11 +229,11 @@ def _shows_contents(facts: Facts, loaded: LoadedValues, node: cst.CSTNode) -> st
             and isinstance(node.func, cst.Attribute)
             and loaded.holds(node.func.value)
         ):
-            return f"it holds a checkpoint (`{facts.code_of(node)}` at {facts.place_of(node)})"
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at " + place(facts, node) + ")"
     if isinstance(node, cst.Subscript) and loaded.holds(node.value) and len(node.slice) == 1:
         index = node.slice[0].slice
         if isinstance(index, cst.Index) and _is_checkpoint_key(index.value):
-            return f"it holds a checkpoint (`{facts.code_of(node)}` at {facts.place_of(node)})"
+            return f"it holds a checkpoint (`{facts.code_of(node)}` at " + place(facts, node) + ")"
     return None
 
 

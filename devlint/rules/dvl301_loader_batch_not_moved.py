@@ -8,7 +8,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core.conflicts import first_per_source, source_tag
-from devlint.rulekit.describe import ran_elsewhere, operand_phrase, when_it_fails
+from devlint.rulekit.describe import operand_phrase, they_meet, when_it_fails
 from devlint.core.events import Clash, Facts, ModuleCall, OperandsMeet
 from devlint.core.lattice import Concrete, Symbol, can_be_accelerator
 from devlint.core.syntax import dotted_name
@@ -71,10 +71,12 @@ class LoaderBatchNotMoved(ClashRule):
         """At the batch, where its fix goes; a batch as another file's code holds it is
         reported at the call that hands it over."""
         batch, other = clash.first, clash.second
-        where = f"; they meet {ran_elsewhere(facts, clash.elsewhere)}" if clash.elsewhere else ""
         message = (
-            f"{operand_phrase(facts, batch)} and was never moved, but "
-            f"{operand_phrase(facts, other)}{where}{when_it_fails(clash)}"
+            operand_phrase(facts, batch)
+            + " and was never moved, but "
+            + operand_phrase(facts, other)
+            + they_meet(facts, clash)
+            + when_it_fails(clash)
         )
         if facts.is_here(batch.node):
             return Finding(batch.node, message, clash.severity, partial(_fix, facts, clash))

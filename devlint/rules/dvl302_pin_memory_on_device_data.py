@@ -47,7 +47,8 @@ class PinMemoryOnDeviceData(Rule):
             when = failure_condition(device)
             message = (
                 f"the dataset yields tensors on {device.describe()}"
-                f"{origin_phrase(facts, loader.batches.origin)}, which cannot be pinned; "
-                f"drop `pin_memory=True` or keep the data on the cpu{when}"
+                + origin_phrase(facts, loader.batches.origin)
+                + ", which cannot be pinned; drop `pin_memory=True` or keep the data on the "
+                f"cpu{when}"
             )
             yield Finding(loader.node, message, Severity.ERROR if certain else Severity.WARNING)

@@ -54,8 +54,8 @@ class CudaInLoaderWorkers(Rule):
             certain = isinstance(device, Concrete)
             when = failure_condition(device)
             message = (
-                f"{loader.workers} forked worker(s) would produce tensors on "
-                f"{device.describe()}{origin_phrase(facts, loader.batches.origin)}; keep the "
-                f"dataset on the cpu and move batches in the loop{when}"
+                f"{loader.workers} forked worker(s) would produce tensors on {device.describe()}"
+                + origin_phrase(facts, loader.batches.origin)
+                + f"; keep the dataset on the cpu and move batches in the loop{when}"
             )
             yield Finding(loader.node, message, Severity.ERROR if certain else Severity.WARNING)

@@ -12,6 +12,7 @@ from devlint.core.events import Facts, WrapperAttribute
 from devlint.core.scopes import WrapperInfo
 from devlint.core.syntax import dotted_name
 from devlint.rulekit.wrapping import only_when_wrapped, severity_for, wrapper_info
+from devlint.rulekit.message import place
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
@@ -61,7 +62,8 @@ class AttributeThroughWrapper(Rule):
             base = facts.code_of(access.node.value)
             message = (
                 f"`{access.name}` belongs to the model wrapped in {info.kind} at "
-                f"{facts.place_of(info.node)}, not to the wrapper `{base}`: use "
+                + place(facts, info.node)
+                + f", not to the wrapper `{base}`: use "
                 f"`{base}.module.{access.name}`{only_when_wrapped(info)}"
             )
             yield Finding(

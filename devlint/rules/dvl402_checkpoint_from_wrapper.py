@@ -11,6 +11,7 @@ from devlint.core.events import CheckpointSave, Facts, StateDictLoad
 from devlint.core.syntax import descendants, last_name, string_value
 from devlint.core.values import Kind
 from devlint.rulekit.wrapping import wrapped_state_in
+from devlint.rulekit.message import place
 from devlint.diagnostic import Severity
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
@@ -70,15 +71,17 @@ class CheckpointFromWrapper(Rule):
             wrapper = facts.code_of(origin.subject)
             message = (
                 f"this saves the `state_dict()` of the wrapper `{wrapper}` ("
-                f"{facts.place_of(origin.node)}): its keys start with `module.` and will not load "
-                f"into an unwrapped model; save `{wrapper}.module.state_dict()`"
+                + place(facts, origin.node)
+                + "): its keys start with `module.` and will not load into an unwrapped model; "
+                f"save `{wrapper}.module.state_dict()`"
             )
             yield Finding(save.node, message, self.meta.severity)
         for load in _unwrapped_loads(facts):
             message = (
                 f"`{facts.code_of(load.target.node)}` is not wrapped, but this file saves "
-                f"wrapped state dicts ({facts.place_of(first_save.node)}) whose keys "
-                f"start with `module.`: loading one here fails"
+                "wrapped state dicts ("
+                + place(facts, first_save.node)
+                + ") whose keys start with `module.`: loading one here fails"
             )
             yield Finding(load.node, message, Severity.ERROR)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.rulekit.describe import origin_phrase
+from devlint.rulekit.message import place
 from devlint.core.events import Facts, WrapperCall
 from devlint.core.lattice import CPU, Concrete
 from devlint.rulekit.wrapping import only_when_wrapped, severity_for, wrapper_info
@@ -65,9 +66,11 @@ class DataParallelDevice(Rule):
                 continue
             reported.add(id(info.node))
             message = (
-                f"the model wrapped at {facts.place_of(info.node)} is on "
-                f"{device.describe()}{origin_phrase(facts, wrapper.origin)}, but DataParallel "
-                f"needs its parameters on {first.describe()} (device_ids[0])"
+                "the model wrapped at "
+                + place(facts, info.node)
+                + f" is on {device.describe()}"
+                + origin_phrase(facts, wrapper.origin)
+                + f", but DataParallel needs its parameters on {first.describe()} (device_ids[0])"
                 f"{only_when_wrapped(info)}"
             )
             yield Finding(call.node, message, severity_for(info))

@@ -10,6 +10,7 @@ from devlint.core.events import Facts, WrapperCreated
 from devlint.core.scopes import ClassInfo, WrapperInfo
 from devlint.core.syntax import assignments_to_self
 from devlint.diagnostic import Severity
+from devlint.rulekit.message import place
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 
 
@@ -48,8 +49,9 @@ class StateMutatedInReplica(Rule):
             for node, attribute in assignments_to_self(forward.node):
                 message = (
                     f"`self.{attribute}` is assigned in `forward`, but this module is wrapped "
-                    f"in DataParallel ({facts.place_of(wrap)}): forward runs on replicas "
-                    f"and the assignment is lost"
+                    "in DataParallel ("
+                    + place(facts, wrap)
+                    + "): forward runs on replicas and the assignment is lost"
                 )
                 yield Finding(node, message, self.meta.severity)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devlint.rulekit.describe import made_here, operand_phrase, ran_elsewhere
+from devlint.rulekit.message import Message
 from devlint.core.events import Collective, Facts, Operand, ProcessGroupCreated
 from devlint.core.lattice import CPU
 from devlint.diagnostic import Severity
@@ -68,15 +69,17 @@ class CpuTensorInCollective(Rule):
             for operand in collective.tensors:
                 if operand.value.device != CPU:
                     continue
-                where = ""
+                where = Message("")
                 if collective.elsewhere is not None:
                     if not made_here(facts, operand.value):
                         continue  # another file's helper on its own tensor: reported there
                     operand = Operand(operand.value.origin.node, operand.value)  # as made here
-                    where = f" ({ran_elsewhere(facts, collective.elsewhere)})"
+                    where = " (" + ran_elsewhere(facts, collective.elsewhere) + ")"
                 message = (
-                    f"{operand_phrase(facts, operand)}; `{collective.operation}`{where} over "
-                    f"NCCL needs it on this process's GPU{when}"
+                    operand_phrase(facts, operand)
+                    + f"; `{collective.operation}`"
+                    + where
+                    + f" over NCCL needs it on this process's GPU{when}"
                 )
                 yield Finding(collective.node, message, severity)
                 break
