@@ -808,10 +808,13 @@ def _replace_state_of_module(path: str, value: Value, env: Env) -> None:
     that lives elsewhere is no longer where it was created or moved (all of it may have
     been replaced): its device becomes unknown. So is a module whose submodule, one its
     class's ``__init__`` made, is replaced by one not known to be on its device
-    (``predictor.model = model.model``: the placed model's weights now serve it)."""
+    (``predictor.model = model.model``: the placed model's weights now serve it), and one
+    whose parameter's data is replaced (``cell.weight_hh.data = gru.weight_hh_l0.data``:
+    the parameter now holds that tensor, wherever it lives)."""
     root, _, rest = path.partition(".")
     module = env.get(root)
     stateful = value.ref in (PARAMETER, BUFFER) or (value.kind is Kind.MODULE and value.stateful)
+    stateful = stateful or path.endswith(".data")
     if not stateful and not (module is not None and _replaces_a_submodule(module, rest, value)):
         return
     if (
