@@ -90,6 +90,15 @@ def index_of(
 
 
 @dataclass(eq=False)
+class _Calls:
+    """The calls one file's code makes (None: it could not be analysed), and the files its
+    analysis read, each with what it was read from (``ProjectIndex._stamp``)."""
+
+    calls: list[ArgumentsGiven] | None
+    read: list[tuple[Path, Stamp | None]]
+
+
+@dataclass(eq=False)
 class _Entry:
     scope: ModuleScope | None
     stamp: Stamp | None
@@ -114,9 +123,8 @@ class ProjectIndex:
     _linted_lines: int = 0
     _module_lines: int = 0  # of the modules in ``_entries``
     mentions: ProjectMentions | None = None  # made at the first question
-    _calls: dict[Path, list[ArgumentsGiven] | None] = field(default_factory=dict)
-    """The calls each file's code makes into other files (None: it could not be analysed),
-    since the last refresh."""
+    _calls: dict[Path, _Calls] = field(default_factory=dict)
+    """The calls each file's code makes, as of the files its analysis read."""
 
     def mentioned(self, name: str) -> bool | None:
         """Whether the project's code mentions ``name`` (``ProjectMentions``)."""
@@ -150,23 +158,33 @@ class ProjectIndex:
                     found.append(call.given)
         return found
 
-    def note_calls(self, path: Path, calls: list[ArgumentsGiven]) -> None:
-        """The calls into other files that the lint of ``path`` saw: what a later question
-        of ``calls_into`` would analyse the file again to learn."""
-        self._calls.setdefault(path, calls)
+    def note_calls(self, path: Path, calls: list[ArgumentsGiven], imported: list[Path]) -> None:
+        """The calls that the lint of ``path`` saw, its analysis having read ``imported``:
+        what a later question of ``calls_into`` would analyse the file again to learn."""
+        self._calls[path] = _Calls(calls, self._stamps([path, *imported]))
 
     def _calls_made_by(self, path: Path) -> list[ArgumentsGiven] | None:
-        if path in self._calls:
-            return self._calls[path]
-        self._calls[path] = None  # a file reached again while it is analysed is unknown
+        """The calls ``path``'s code makes, analysed again only when it or a file its
+        analysis read changed (an editor asks at every lint)."""
+        known = self._calls.get(path)
+        if known is not None and all(self._stamp(file) == stamp for file, stamp in known.read):
+            return known.calls
+        self._calls[path] = _Calls(None, [])  # reached again while it is analysed: unknown
         module = self._parse(path)[0]
-        if module is not None:
-            try:
-                facts = analyse(module, self.settings, self.importer_for(path))
-            except Exception:  # a file devlint cannot analyse calls nothing it knows of
-                return None
-            self._calls[path] = facts.of(ArgumentsGiven)
-        return self._calls[path]
+        if module is None:
+            return None
+        importer = self.importer_for(path)
+        try:
+            facts = analyse(module, self.settings, importer)
+        except Exception:  # a file devlint cannot analyse calls nothing it knows of
+            return None
+        self.note_calls(path, facts.of(ArgumentsGiven), importer.files)
+        return self._calls[path].calls
+
+    def _stamps(self, paths: list[Path]) -> list[tuple[Path, Stamp | None]]:
+        """Each file with what it was read from, and what the modules it imports were."""
+        used = [path for path, _ in self.files_used(paths[1:])]
+        return [(path, self._stamp(path)) for path in dict.fromkeys([paths[0], *used])]
 
     def _mentions(self) -> ProjectMentions:
         if self.mentions is None:
@@ -206,7 +224,6 @@ class ProjectIndex:
         """Look at the files again: a module is checked for changes once between refreshes
         (a run of ``devlint check`` never refreshes; an editor does before each lint)."""
         self._checked.clear()
-        self._calls.clear()
         if self.mentions is not None:
             self.mentions.forget()
 
@@ -386,7 +403,7 @@ class FileImporter:
     def linted(self, facts: Facts) -> None:
         """The importing file's analysis is done: the calls it makes into other files are
         known without analysing it again."""
-        self.index.note_calls(self.path, facts.of(ArgumentsGiven))
+        self.index.note_calls(self.path, facts.of(ArgumentsGiven), self.files)
 
     def module(self, name: str, level: int, folders: tuple[str, ...] = ()) -> ModuleScope | None:
         found = self.index.project.module_file(self.path, name, level, folders)
