@@ -45,7 +45,11 @@ class FunctionInfo(Referent):
     def takes_input(self, param: cst.Param, index: int) -> bool:
         """Whether a parameter of this module method (``index`` among those after ``self``;
         -1 for keyword-only) is a tensor input: the first of ``forward``, or any annotated
-        as a tensor. Such inputs live on the module's device."""
+        as a tensor. Such inputs live on the module's device. What ``__init__`` is given
+        (an initial value, a pretrained table) is what the module is built from, where it
+        is built: no input."""
+        if self.name == "__init__":
+            return False
         annotation = param.annotation
         if annotation is not None:
             return any("Tensor" in word for word, _ in words_in(annotation.annotation))

@@ -198,17 +198,21 @@ def _names_a_device(call: cst.Call) -> bool:
 
 def _python_number(param: cst.Param) -> bool:
     """A parameter annotated as a number or string (``base: int``), or whose default is one
-    (``theta=10000``): ``torch.pow(base, exps)`` takes it as a Python scalar, no tensor."""
-    if param.annotation is not None:
-        return isinstance(param.annotation.annotation, cst.Name) and (
-            param.annotation.annotation.value in _SCALAR_TYPES
-        )
+    (``theta=10000``), also where its annotation admits a tensor too (``init_values:
+    Union[float, Tensor] = 1e-2``): ``torch.pow(base, exps)`` takes it as a Python scalar,
+    no tensor."""
     default = param.default
     if isinstance(default, cst.UnaryOperation):
         default = default.expression
-    return isinstance(default, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString) or (
+    number = isinstance(default, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString) or (
         isinstance(default, cst.Name) and default.value in ("True", "False")
     )
+    if param.annotation is None:
+        return number
+    annotation = param.annotation.annotation
+    if isinstance(annotation, cst.Name):
+        return annotation.value in _SCALAR_TYPES
+    return number and any(word in _SCALAR_TYPES for word, _ in words_in(annotation))
 
 
 _SCALAR_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
