@@ -1,0 +1,5 @@
+"""What a lint reads, and what is kept of it between runs: ``reading`` a file's bytes
+(regular files only, within ``limits``), ``decoding`` them to text, ``parsing`` the text
+with LibCST (``limits``: what it parses in bounded time and memory; ``parse_failures``:
+what to say when it refuses a file); the result ``cache`` and the ``tree_cache`` of
+parsed project modules, both signed with the user's ``cache_key``."""
