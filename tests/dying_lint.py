@@ -25,7 +25,7 @@ from pathlib import Path
 
 from devlint.config import Settings
 from devlint.frontends.cli import lint_file
-from devlint.inputs.cache import Linted
+from devlint.inputs.result_cache import Linted
 from devlint.inputs.tree_cache import TreeCache
 from devlint.running.fix import FixResult, fix_file
 

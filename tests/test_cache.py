@@ -16,9 +16,9 @@ from snippets import DISCARDED, MIXED
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, Severity
 from devlint.frontends import cli
-from devlint.inputs import cache as cache_module
-from devlint.inputs.cache import CACHE_DIR_NAME, Linted, ResultCache, lint_file_cached
-from devlint.inputs.cache_key import cache_secret, sign, verified
+from devlint.inputs import result_cache as cache_module
+from devlint.inputs.cache_signing import cache_secret, sign, verified
+from devlint.inputs.result_cache import CACHE_DIR_NAME, Linted, ResultCache, lint_file_cached
 from devlint.inputs.tree_cache import TreeCache
 from devlint.rules import all_rules
 from devlint.running.engine import lint_file
@@ -353,7 +353,7 @@ def test_an_entry_that_is_not_a_regular_file_is_a_miss_at_once(tmp_path: Path, k
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from devlint.inputs.cache import ResultCache\n"
+        "from devlint.inputs.result_cache import ResultCache\n"
         f"print(ResultCache(Path({str(results.folder)!r}), {results.salt!r}, b'k' * 32)"
         ".get(b'x', 'm.py'))\n"
     )

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from devlint.config import Settings
 from devlint.frontends import cli
-from devlint.inputs import cache as cache_module
+from devlint.inputs import result_cache as cache_module
 from devlint.inputs import tree_cache as tree_cache_module
-from devlint.inputs.cache import ResultCache
-from devlint.inputs.cache_key import cache_secret, sign
+from devlint.inputs.cache_signing import cache_secret, sign
+from devlint.inputs.result_cache import ResultCache
 from devlint.inputs.tree_cache import TreeCache
 from devlint.project import index as project_index
 

@@ -29,8 +29,8 @@ from devlint.frontends.options import add_jobs_option
 from devlint.frontends.terminal import printable
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
-from devlint.inputs.cache import Linted, ResultCache, UnsafeCacheError, default_cache_dir
 from devlint.inputs.decoding import decode_source
+from devlint.inputs.result_cache import Linted, ResultCache, UnsafeCacheError, default_cache_dir
 from devlint.inputs.tree_cache import TreeCache
 from devlint.notebooks.reading import is_notebook
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice

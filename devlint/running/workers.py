@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
-from devlint.inputs.cache import LintFile, ResultCache, lint_file_cached
+from devlint.inputs.result_cache import LintFile, ResultCache, lint_file_cached
 from devlint.notices import INTERNAL_ERROR, notice
 from devlint.running import gc_thresholds
 from devlint.running.memory import release_freed_memory

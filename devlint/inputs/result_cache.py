@@ -26,7 +26,7 @@ written is simply not used.
 
 What an entry is trusted with. Whoever can write the cache folder can plant
 files in it, so an entry is signed with a secret of the user's that lives
-outside the cache (``devlint.inputs.cache_key``): one whose signature does not verify
+outside the cache (``devlint.inputs.cache_signing``): one whose signature does not verify
 is a miss, never decoded. A signed entry is still checked as untrusted input
 (a bug in an older devlint must not crash a newer one): one that cannot be
 read, is not a regular file, is too large, is not JSON, has a field missing,
@@ -62,7 +62,7 @@ from pathlib import Path
 from devlint import __version__
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
-from devlint.inputs.cache_key import cache_secret, sign, verified
+from devlint.inputs.cache_signing import cache_secret, sign, verified
 from devlint.inputs.decoding import lines_of_data
 from devlint.inputs.reading import content_digest, read_regular_file
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES
@@ -79,7 +79,7 @@ _ENTRY = re.compile(r"[0-9a-f]{62}|\.tmp-\w+")  # an entry, or put()'s temporary
 _MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """Far above any real entry; a larger file is a miss, not read into memory."""
 _PACKAGE = Path(__file__).resolve().parents[1]
-"""devlint's own folder (this module is ``devlint/inputs/cache.py``)."""
+"""devlint's own folder (this module is ``devlint/inputs/result_cache.py``)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")  # tab, LF, FF, CR allowed
 
