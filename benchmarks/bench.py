@@ -10,7 +10,7 @@ Then, in one process, up to three kinds of work are timed on every file:
 
 (a) ``libcst.parse_module(source)``: the floor, since devlint parses with
     LibCST too;
-(b) ``devlint.engine.lint_source(source, path)``: everything devlint does per
+(b) ``devlint.running.engine.lint_source(source, path)``: everything devlint does per
     file (pre-filter, parse, analysis, rules, noqa), each file on its own (what
     it imports unknown);
 (c) the same in view of each file's project, as ``devlint check`` runs: a
@@ -234,10 +234,10 @@ def time_interleaved(sources: list[Source], works_per_repeat, repeat: int) -> di
 
 
 def import_lint_source():
-    """``devlint.engine.lint_source`` from this checkout (falls back to an installed one)."""
+    """``devlint.running.engine.lint_source`` from this checkout (else an installed one)."""
     sys.path.insert(0, str(REPO_ROOT))
     try:
-        from devlint.engine import lint_source
+        from devlint.running.engine import lint_source
     except Exception as error:  # any import failure: keep the parse numbers
         return None, f"{type(error).__name__}: {error}"
     return lint_source, ""
@@ -247,9 +247,9 @@ def project_pass(sources: list[Source], findings: dict[str, int], repeat: int):
     """The work of pass (c): each file linted in view of its project, through a fresh
     index per project that reads the in-memory sources (findings counted on the first)."""
     from devlint.config import DEFAULT_SETTINGS
-    from devlint.engine import lint_source
-    from devlint.project import Project, project_root
-    from devlint.project_index import ProjectIndex
+    from devlint.project.finder import Project, project_root
+    from devlint.project.index import ProjectIndex
+    from devlint.running.engine import lint_source
 
     indexes: dict[Path, ProjectIndex] = {}
     for source in sources:
@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
 
         n_rules = len(all_rules())
         if not args.python_gc:  # as `devlint check` runs, which the targets are about
-            from devlint import gc_thresholds
+            from devlint.running import gc_thresholds
 
             gc_thresholds.for_whole_process()
 
@@ -411,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     else:
         print()
-        print(f"devlint not measured: cannot import devlint.engine ({import_error})")
+        print(f"devlint not measured: cannot import devlint.running.engine ({import_error})")
 
     if args.profile and lint_source is not None:
         print()

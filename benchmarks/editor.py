@@ -16,11 +16,11 @@ be reused from the previous text), it times
 - ``analyse(parse_module(text))``: the target, a parse plus the analysis;
   what ``lint_report`` adds is the rules, their messages and the source
   positions of what they report;
-- ``devlint.engine.lint_report(text)``: what the editor runs per edit, and
+- ``devlint.running.engine.lint_report(text)``: what the editor runs per edit, and
   flake8 per file (limits check, parse, analysis, every rule, noqa): the
   diagnostics, no fix built (the language server builds fixes only for a code
   action);
-- ``devlint.engine.lint_source(text)``: the same with every fix built, as
+- ``devlint.running.engine.lint_source(text)``: the same with every fix built, as
   ``devlint check`` does;
 
 and prints the median and worst of each, the editor's ratio to the parse and
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from devlint.config import DEFAULT_SETTINGS
     from devlint.core.analysis import analyse
-    from devlint.engine import lint_report, lint_source
+    from devlint.running.engine import lint_report, lint_source
 
     imported = time.perf_counter() - import_start
     first_start = time.perf_counter()

@@ -30,9 +30,9 @@ from pathlib import Path
 
 from devlint.config import DEFAULT_SETTINGS
 from devlint.diagnostic import Diagnostic
-from devlint.engine import lint_source
 from devlint.notebooks.linting import lint_notebook, notebook_report, read_or_notice
 from devlint.notebooks.reading import NotebookError, read_notebook
+from devlint.running.engine import lint_source
 
 
 def main() -> int:

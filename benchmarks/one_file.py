@@ -15,7 +15,7 @@ over the parse time, summed and per file, how many modules the index ran, and
 how much of the lint was LibCST parsing (the file and the modules it imports).
 
 ``--trees`` also lints each file with the parsed trees kept between runs
-(``devlint.tree_cache``, in a fresh temporary folder): once storing the trees
+(``devlint.inputs.tree_cache``, in a fresh temporary folder): once storing the trees
 of the modules it imports (a first pre-commit run), then reading them back
 (every later one), best of ``--repeat``. Everything runs at devlint's
 collector thresholds, as ``devlint check`` does (before stop 30, at
@@ -42,12 +42,13 @@ import libcst as cst
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from devlint import gc_thresholds, project_index
 from devlint.config import DEFAULT_SETTINGS
-from devlint.engine import lint_source
-from devlint.project import Project, project_root
-from devlint.project_index import ProjectIndex
-from devlint.tree_cache import TreeCache
+from devlint.inputs.tree_cache import TreeCache
+from devlint.project import index as project_index
+from devlint.project.finder import Project, project_root
+from devlint.project.index import ProjectIndex
+from devlint.running import gc_thresholds
+from devlint.running.engine import lint_source
 
 SEED = 7
 

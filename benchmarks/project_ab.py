@@ -23,9 +23,9 @@ CHILD = r"""
 import sys, time
 from pathlib import Path
 from devlint.config import DEFAULT_SETTINGS
-from devlint.engine import lint_source
-from devlint.project import Project, project_root
-from devlint.project_index import ProjectIndex
+from devlint.running.engine import lint_source
+from devlint.project.finder import Project, project_root
+from devlint.project.index import ProjectIndex
 
 sources = [
     (path, path.read_bytes().decode("utf-8", "replace"))

@@ -39,9 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lsp_latency import generated_source
 
 from devlint.config import DEFAULT_SETTINGS
-from devlint.engine import lint_report
-from devlint.project import Project
-from devlint.project_index import ProjectIndex
+from devlint.project.finder import Project
+from devlint.project.index import ProjectIndex
+from devlint.running.engine import lint_report
 
 TARGET = 1.3
 HELPER = """

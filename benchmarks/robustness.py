@@ -42,8 +42,8 @@ sys.path.insert(0, str(REPO_ROOT))
 from bench import collect, count_lines  # noqa: E402
 
 from devlint.config import Settings  # noqa: E402
-from devlint.engine import lint_file  # noqa: E402
-from devlint.limits import MAX_BYTES  # noqa: E402
+from devlint.inputs.limits import MAX_BYTES  # noqa: E402
+from devlint.running.engine import lint_file  # noqa: E402
 
 EVERY_RULE = Settings(select=("DVL",))
 NOTICES = {
@@ -149,7 +149,7 @@ def pathological_inputs(scale: int) -> dict[str, str]:
 
 PROBE = """
 import resource, sys, time
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 source = sys.stdin.read()
 start = time.perf_counter()
 diagnostics = lint_source(source, "input.py")

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from devlint.codes import empty_selection, unknown_code
-from devlint.exclusions import anchor_patterns
-from devlint.reading import read_regular_file
+from devlint.inputs.reading import read_regular_file
+from devlint.project.exclusions import anchor_patterns
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,7 +37,7 @@ class Settings:
     ``device_names`` are extra variable names that hold a device (``"dev"``).
     ``root`` is the directory that ``per_file_ignores`` globs are relative to.
     ``exclude`` (None: devlint's default list) and ``extend_exclude`` are
-    anchored patterns (``devlint.exclusions.anchor_patterns``) that the
+    anchored patterns (``devlint.project.exclusions.anchor_patterns``) that the
     directory walk leaves out, with what ``.gitignore`` files ignore unless
     ``respect_gitignore`` is false; ``force_exclude`` applies them to paths
     named on the command line too.

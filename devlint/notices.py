@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from devlint.diagnostic import Diagnostic, Severity
-from devlint.reading import FileTooLargeError
+from devlint.inputs.reading import FileTooLargeError
 
 SYNTAX_ERROR = "DVL001"
 UNREADABLE = "DVL002"

@@ -1,7 +1,7 @@
 """Where a rule's documentation lives and what it says, for every front end.
 
 The text comes from the rule itself (its docstring, the ruff-style sections
-``## What it does`` …) and its example programs (``devlint.examples``: a
+``## What it does`` …) and its example programs (``devlint.rule_examples``: a
 checkout's ``rules/``, a wheel's ``devlint/_rules``), as
 ``scripts/generate_docs.py`` writes it to ``docs/rules/<CODE>.md`` with the
 harness's evidence added; a checkout's generated page is shown as it is.
@@ -18,9 +18,9 @@ import os
 import re
 from pathlib import Path
 
-from devlint.examples import example_dir
 from devlint.notices import NOTICE_SUMMARIES
 from devlint.rule import Rule
+from devlint.rule_examples import example_dir
 from devlint.rules import rule_by_code
 
 DEFAULT_DOCS_URL = "https://github.com/devlint/devlint/blob/main/docs/rules/{code}.md"

@@ -1,7 +1,7 @@
 """Lint and fix functions whose process dies on marked files, for the worker-crash tests.
 
 ``lint_or_die`` stands in for ``devlint.frontends.cli.lint_file``, ``fix_or_die``
-for ``devlint.fix.fix_file``: a file holding a line ``# die: SIGSEGV`` (or
+for ``devlint.running.fix.fix_file``: a file holding a line ``# die: SIGSEGV`` (or
 any other signal's name) makes the process send itself that signal, the way
 a crash in LibCST's native parser (SIGSEGV) or the OOM killer (SIGKILL) ends
 a worker; ``# die: exit 3`` ends it with ``os._exit(3)``. Any other file is
@@ -23,11 +23,11 @@ import resource
 import signal
 from pathlib import Path
 
-from devlint.cache import Linted
 from devlint.config import Settings
-from devlint.fix import FixResult, fix_file
 from devlint.frontends.cli import lint_file
-from devlint.tree_cache import TreeCache
+from devlint.inputs.result_cache import Linted
+from devlint.inputs.tree_cache import TreeCache
+from devlint.running.fix import FixResult, fix_file
 
 LOG_ENV = "DYING_LINT_LOG"
 _PARENT_ENV = "DYING_LINT_PARENT"

@@ -10,8 +10,8 @@ import pytest
 from snippets import DISCARDED
 from test_fix_cli import devlint
 
-from devlint.add_noqa import with_noqa
 from devlint.diagnostic import Diagnostic
+from devlint.running.add_noqa import with_noqa
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -155,8 +155,8 @@ def test_comments_that_would_not_silence_their_findings_are_not_written(
 ) -> None:
     """The result is linted again before anything is written: a comment in the wrong place
     (a bug) leaves the file as it was, and says so."""
-    from devlint import add_noqa
     from devlint.config import DEFAULT_SETTINGS
+    from devlint.running import add_noqa
 
     def misplaced(source: str, findings: list[Diagnostic]) -> tuple[str, dict[int, str]]:
         return source.replace("\n\n", "\n# noqa: DVL201\n", 1), {}  # line 2, not 4

@@ -11,10 +11,10 @@ import libcst as cst
 import pytest
 from snippets import DISCARDED, MIXED
 
-from devlint import engine
 from devlint.config import Settings
-from devlint.files import iter_source_files
 from devlint.frontends import cli
+from devlint.project.files import iter_source_files
+from devlint.running import engine
 
 running_as_root = pytest.mark.skipif(
     hasattr(os, "geteuid") and os.geteuid() == 0,

@@ -14,7 +14,7 @@ from test_analysis import PRELUDE, revealed
 
 from devlint.config import Settings
 from devlint.core.lattice import CPU, MAYBE_ACCEL, UNKNOWN, Concrete, Symbol
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 CUDA = Concrete("cuda")
 MOVED_UNDER_FLAG = "x = torch.zeros(2)\nif use_cuda:\n    x = x.cuda()\n"

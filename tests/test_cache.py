@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from snippets import DISCARDED, MIXED
 
-from devlint import cache as cache_module
-from devlint.cache import CACHE_DIR_NAME, Linted, ResultCache, lint_file_cached
-from devlint.cache_key import cache_secret, sign, verified
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, Severity
-from devlint.engine import lint_file
 from devlint.frontends import cli
+from devlint.inputs import result_cache as cache_module
+from devlint.inputs.cache_signing import cache_secret, sign, verified
+from devlint.inputs.result_cache import CACHE_DIR_NAME, Linted, ResultCache, lint_file_cached
+from devlint.inputs.tree_cache import TreeCache
 from devlint.rules import all_rules
-from devlint.tree_cache import TreeCache
+from devlint.running.engine import lint_file
 
 SETTINGS = Settings()
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +91,7 @@ def test_warm_run_reports_the_same_without_linting_again(
 def test_a_warm_run_does_not_import_libcst_or_the_rules(project: Path, fixable: bool) -> None:
     """Start-up is most of a warm run (every pre-commit run on unchanged files). Counting
     what --fix would apply computes the fixes of the files that have some (as --fix does:
-    devlint.fix_count), which needs LibCST: a run whose findings have no fix, or that
+    devlint.running.fix_count), which needs LibCST: a run whose findings have no fix, or that
     prints no count (-q), imports none."""
     if not fixable:
         for path in project.glob("*.py"):
@@ -353,7 +353,7 @@ def test_an_entry_that_is_not_a_regular_file_is_a_miss_at_once(tmp_path: Path, k
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from devlint.cache import ResultCache\n"
+        "from devlint.inputs.result_cache import ResultCache\n"
         f"print(ResultCache(Path({str(results.folder)!r}), {results.salt!r}, b'k' * 32)"
         ".get(b'x', 'm.py'))\n"
     )

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from devlint.config import DEFAULT_SETTINGS
-from devlint.engine import lint_file_in_project, lint_source
-from devlint.project_mentions import ProjectMentions
+from devlint.project.mentions import ProjectMentions
+from devlint.running.engine import lint_file_in_project, lint_source
 
 NET = """\
 import torch
@@ -157,7 +157,7 @@ def test_what_counts_as_a_mention(tmp_path, text, mentioned):
 
 def test_a_project_too_large_to_scan_mentions_everything_unknown(tmp_path, monkeypatch):
     (tmp_path / "a.py").write_text("x = 1\n" * 100, encoding="utf-8")
-    monkeypatch.setattr("devlint.project_mentions.MAX_BYTES", 100)
+    monkeypatch.setattr("devlint.project.mentions.MAX_BYTES", 100)
     assert ProjectMentions(tmp_path).mentioned("name") is None
 
 

@@ -7,9 +7,9 @@ import inspect
 
 from devlint.clash_owners import CLASH_PRECEDENCE, code_of
 from devlint.config import Settings
-from devlint.engine import lint_source
 from devlint.rule import ClashRule
 from devlint.rules import all_rules
+from devlint.running.engine import lint_source
 
 
 def _claims_defined_by_rules() -> set[object]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from devlint.files import iter_source_files
 from devlint.frontends import cli
+from devlint.project.files import iter_source_files
 
 MIXED = """\
 import torch

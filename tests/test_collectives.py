@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 SYNC_SEED = """\
 import random

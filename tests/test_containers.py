@@ -16,7 +16,7 @@ from test_analysis import PRELUDE, revealed
 
 from devlint.config import Settings
 from devlint.core.lattice import CPU, UNKNOWN, Symbol
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 LIST_CASES = {
     "a list grown by append holds what was appended": (

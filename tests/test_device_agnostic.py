@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 PLACES = """
 

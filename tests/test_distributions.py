@@ -13,7 +13,7 @@ from __future__ import annotations
 import textwrap
 
 from devlint.config import Settings
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 AGENT = textwrap.dedent(
     """\

@@ -53,7 +53,7 @@ def _own_code(path: Path) -> str:
 def _lint(path: Path, source: str):
     """Lint with the default rules plus the file's own rule (which may be off by default)."""
     from devlint.config import Settings  # imported here: the runnable checks need no analysis
-    from devlint.engine import lint_source
+    from devlint.running.engine import lint_source
 
     return lint_source(source, _relative(path), Settings(extend_select=(_own_code(path),)))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from devlint.gitignore import is_ignored, parse_gitignore
+from devlint.project.gitignore import is_ignored, parse_gitignore
 
 
 def devlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -188,7 +188,7 @@ def test_explicit_paths_are_linted_unless_force_exclude(project: Path) -> None:
 
 
 def test_force_exclude_never_leaves_out_the_project_root_itself(tmp_path: Path) -> None:
-    from devlint.exclusions import Exclusions
+    from devlint.project.exclusions import Exclusions
 
     root = tmp_path / "build"
     exclusions = Exclusions(("build",), force_exclude=True, root=str(root))

@@ -14,10 +14,10 @@ import pytest
 
 from devlint.config import Settings
 from devlint.diagnostic import SourceEdit, SuggestedFix
-from devlint.engine import lint_source
-from devlint.fix import ROUND_TRIP, apply_fixes, fix_source
 from devlint.rulekit.fixes import with_keyword
 from devlint.rules import all_rules
+from devlint.running.engine import lint_source
+from devlint.running.fix import ROUND_TRIP, apply_fixes, fix_source
 
 ROOT = Path(__file__).resolve().parent.parent
 RULE_FOLDERS = sorted(path for path in (ROOT / "rules").iterdir() if (path / "bad.py").is_file())

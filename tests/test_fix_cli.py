@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from snippets import DISCARDED
 
-from devlint import fix, safe_write
 from devlint.frontends import cli
+from devlint.running import fix, safe_write
 
 DISCARDED_FIXED = 'import torch\n\nx = torch.ones(3)\nx = x.to("cuda")\n'
 ATTRIBUTE = """\

@@ -19,9 +19,9 @@ import pytest
 from snippets import DISCARDED
 from test_fix_cli import DISCARDED_FIXED, devlint
 
-from devlint import safe_write
-from devlint.fix_count import write_refusal
 from devlint.frontends import cli
+from devlint.running import safe_write
+from devlint.running.fix_count import write_refusal
 
 FLAG = "--fix-outside-roots"
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from devlint.config import Settings
-from devlint.fix import fix_source
 from devlint.harness.runner import Job, Result, run_jobs
 from devlint.harness.verdict import Outcome, exception_of, judge
 from devlint.rule import RuntimeExpectation
 from devlint.rules import all_rules, rule_by_code
+from devlint.running.fix import fix_source
 
 pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
 

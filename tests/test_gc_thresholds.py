@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from snippets import MIXED
 
-from devlint import engine, gc_thresholds
-from devlint.gc_thresholds import LINTING_THRESHOLDS, fewer_collections
+from devlint.running import engine, gc_thresholds
+from devlint.running.gc_thresholds import LINTING_THRESHOLDS, fewer_collections
 
 pytestmark = pytest.mark.skipif(
     sys.implementation.name != "cpython", reason="the thresholds are CPython's"
@@ -102,7 +102,7 @@ def test_devlint_check_keeps_them_raised_for_the_whole_process(tmp_path: Path):
 
 
 def test_a_worker_starts_at_raised_thresholds():
-    code = "from devlint.workers import start_worker\nstart_worker()"
+    code = "from devlint.running.workers import start_worker\nstart_worker()"
     assert _thresholds_after(code) == LINTING_THRESHOLDS
 
 

@@ -29,6 +29,12 @@ RULES_MAY_IMPORT = frozenset({"devlint.diagnostic", "devlint.rule"})
 """Rules read the core's facts and build findings and fixes with the rule kit: never the
 engine, the ``--fix`` driver, a front end or the harness."""
 
+GROUPS = ("devlint.inputs", "devlint.project", "devlint.running")
+"""The package root's groups, lowest first: each imports nothing from a group after it."""
+
+RUNNING_IMPORTED_BY = ("devlint.frontends", "devlint.notebooks", "devlint.running")
+"""What may run a lint: the front ends and notebooks, and ``running/`` itself."""
+
 
 def _module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
@@ -162,6 +168,31 @@ def test_a_type_only_import_counts_for_annotations_only(tmp_path):
     assert list(_imported("devlint.a", path, modules, type_only=True)) == ["devlint.b"]
 
 
+def _inside(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_the_groups_import_downwards():
+    """Reading a file knows nothing of its project, and neither knows how a lint runs: a
+    reader can draw inputs → project → running, even counting annotations."""
+    graph = _graph(type_only=True)
+    for rank, group in enumerate(GROUPS):
+        for name, imported in graph.items():
+            if _inside(name, group):
+                later = {m for m in imported for g in GROUPS[rank + 1 :] if _inside(m, g)}
+                assert later == set(), (name, sorted(later))
+
+
+def test_only_the_front_ends_and_notebooks_run_lints():
+    """The modules at the package root (the vocabulary: diagnostics, rules, settings), the
+    inputs, the project, the core, the rules and the harness never import ``running/``."""
+    graph = _graph(type_only=True)
+    for name, imported in graph.items():
+        if not any(_inside(name, package) for package in RUNNING_IMPORTED_BY):
+            running = {m for m in imported if _inside(m, "devlint.running")}
+            assert running == set(), (name, sorted(running))
+
+
 def test_the_hand_written_torch_facts_import_nothing():
     """``core/torch_facts.py`` is data every module of the core reads: an import there
     could close a circle through the module it imports."""
@@ -197,13 +228,19 @@ def test_the_rule_kit_depends_on_the_core_only():
 
 
 @pytest.mark.parametrize(
-    "layer", ["devlint.core.analysis", "devlint.rules", "devlint.clash_owners", "devlint.engine"]
+    "layer",
+    ["devlint.core.analysis", "devlint.rules", "devlint.clash_owners", "devlint.running.engine"],
 )
 def test_importing_a_layer_loads_nothing_above_it(layer):
     """Imported for real, in a fresh interpreter: what the static graph cannot see."""
-    above = ["devlint.frontends", "devlint.harness", "devlint.fix", "devlint.workers"]
+    above = [
+        "devlint.frontends",
+        "devlint.harness",
+        "devlint.running.fix",
+        "devlint.running.workers",
+    ]
     if layer == "devlint.core.analysis":
-        above += ["devlint.rules", "devlint.rule", "devlint.engine", "devlint.clash_owners"]
+        above += ["devlint.rules", "devlint.rule", "devlint.running.engine", "devlint.clash_owners"]
     code = (
         "import importlib, sys\n"
         f"importlib.import_module({layer!r})\n"

@@ -21,17 +21,17 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pygls.workspace import Workspace
 
-from devlint import engine
 from devlint.config import Settings
 from devlint.core.events import DiscardedTransfer, Facts
 from devlint.diagnostic import Severity, SuggestedFix
-from devlint.engine import lint_report, lint_source
 from devlint.frontends.flake8_plugin import Plugin
 from devlint.frontends.lsp import DevlintLanguageServer
 from devlint.notices import INTERNAL_ERROR
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 from devlint.rules import all_rules
 from devlint.rules import dvl201_transfer_result_discarded as dvl201
+from devlint.running import engine
+from devlint.running.engine import lint_report, lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERY_RULE = Settings(select=("DVL",))

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from devlint.engine import lint_source
-from devlint.limits import MAX_BYTES, complexity_problem
+from devlint.inputs.limits import MAX_BYTES, complexity_problem
 from devlint.notices import INTERNAL_ERROR, TOO_COMPLEX
+from devlint.running.engine import lint_source
 
 TORCH = "import torch\n"
 
@@ -71,7 +71,7 @@ def test_within_the_limits_is_analysed_in_bounded_memory(body: str) -> None:
     source = TORCH + body
     code = """
 import resource, sys
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 source = sys.stdin.read()
 codes = [d.code for d in lint_source(source, "m.py")]
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, codes)
@@ -98,7 +98,7 @@ def test_the_check_itself_takes_a_few_bytes_a_character(body: str) -> None:
     (2.4 GB for 20 MB); a few copies of the text are all it may take."""
     code = """
 import resource, sys
-from devlint.limits import complexity_problem
+from devlint.inputs.limits import complexity_problem
 source = sys.stdin.read()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 problem = complexity_problem(source)

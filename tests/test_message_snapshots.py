@@ -21,8 +21,8 @@ from test_examples import EXAMPLES, FIXTURE_FILES, FIXTURES, ROOT, _lint, _relat
 
 from devlint.config import DEFAULT_SETTINGS
 from devlint.diagnostic import Diagnostic
-from devlint.engine import lint_file
 from devlint.notebooks.linting import lint_notebook_file
+from devlint.running.engine import lint_file
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 PROJECT_FILES = sorted((FIXTURES / "projects").rglob("*.py"))

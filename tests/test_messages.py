@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from devlint.config import Settings
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("rules/*/bad.py"), *ROOT.glob("fixtures/*/*.py")])

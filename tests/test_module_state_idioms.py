@@ -19,7 +19,7 @@ from test_analysis import PRELUDE, revealed
 
 from devlint.config import Settings
 from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 
 def codes(source: str) -> list[tuple[str, int]]:

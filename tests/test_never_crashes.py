@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from devlint import clash_owners
 from devlint.config import Settings
 from devlint.core.analysis import analyse
-from devlint.engine import lint_source
 from devlint.notices import INTERNAL_ERROR
 from devlint.rules import all_rules
+from devlint.running.engine import lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code, not ours

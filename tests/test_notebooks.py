@@ -20,8 +20,8 @@ import pytest
 from expectations import parse_expectations
 
 from devlint.config import DEFAULT_SETTINGS
-from devlint.engine import lint_source
 from devlint.notebooks.magics import neutralise
+from devlint.running.engine import lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "fixtures" / "notebooks"

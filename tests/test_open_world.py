@@ -11,7 +11,7 @@ from test_analysis import PRELUDE, revealed
 
 from devlint.config import Settings
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, Symbol
-from devlint.engine import lint_source
+from devlint.running.engine import lint_source
 
 
 def codes(source: str) -> list[tuple[int, str]]:

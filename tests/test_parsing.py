@@ -8,7 +8,7 @@ import contextlib
 import libcst as cst
 import pytest
 
-from devlint.parsing import parse_module
+from devlint.inputs.parsing import parse_module
 
 SOURCE = "import torch\n\nx = torch.zeros(3, device='cuda')  # a comment\n"
 

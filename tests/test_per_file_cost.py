@@ -11,10 +11,10 @@ from __future__ import annotations
 import libcst
 import pytest
 
-from devlint import engine
 from devlint.core import torch_api
 from devlint.frontends.flake8_plugin import Plugin
 from devlint.rules import all_rules
+from devlint.running import engine
 
 FILES = {
     f"m{index}.py": f'import torch\n\nx{index} = torch.ones({index})\nx{index}.to("cuda")\n'

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from devlint import project
-from devlint.project import Project, project_root
+from devlint.project import finder
+from devlint.project.finder import Project, project_root
 
 
 def _tree(root: Path, files: list[str]) -> None:
@@ -32,7 +32,7 @@ def test_the_nearest_marker_wins(tmp_path):
 
 def test_without_a_marker_the_scripts_folder_is_the_root(tmp_path, monkeypatch):
     # markers nobody has, so that a repository around the temporary folder cannot count
-    monkeypatch.setattr(project, "ROOT_MARKERS", ("no-such-marker.toml",))
+    monkeypatch.setattr(finder, "ROOT_MARKERS", ("no-such-marker.toml",))
     _tree(tmp_path, ["scripts/train.py"])
     assert project_root(tmp_path / "scripts" / "train.py") == tmp_path / "scripts"
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from devlint import project_index
 from devlint.config import Settings
 from devlint.core.analysis import analyse
 from devlint.core.lattice import Concrete
 from devlint.core.values import Kind
-from devlint.project import Project
-from devlint.project_index import ProjectIndex
+from devlint.project import index as project_index
+from devlint.project.finder import Project
+from devlint.project.index import ProjectIndex
 
 CONFIG = "import torch\ndevice = torch.device('cuda')\n"
 

@@ -18,7 +18,7 @@ import pytest
 from expectations import parse_expectations
 
 from devlint.config import DEFAULT_SETTINGS
-from devlint.engine import lint_file, lint_source
+from devlint.running.engine import lint_file, lint_source
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = sorted(path for path in (ROOT / "fixtures" / "projects").iterdir() if path.is_dir())

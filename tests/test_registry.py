@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from devlint.codes import rule_codes
-from devlint.examples import EXAMPLE_FILES, example_dir
 from devlint.notices import NOTICE_SUMMARIES
+from devlint.rule_examples import EXAMPLE_FILES, example_dir
 from devlint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent

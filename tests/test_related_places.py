@@ -14,13 +14,13 @@ from collections.abc import Iterator
 import libcst as cst
 import pytest
 
-from devlint import engine
 from devlint.core.events import Facts
 from devlint.core.imports import ModuleScope
 from devlint.diagnostic import RelatedPlace, Severity
-from devlint.engine import lint_report
 from devlint.rule import Finding, Rule, RuleMeta, RuntimeExpectation
 from devlint.rulekit.message import Message, place
+from devlint.running import engine
+from devlint.running.engine import lint_report
 
 HERE = "import torch\nx = torch.ones(3)\ny = x + 1\n"
 OTHER = "import torch\n\n\ndef make():\n    return torch.zeros(3)\n"

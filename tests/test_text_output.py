@@ -13,13 +13,13 @@ import pytest
 from snippets import DISCARDED, MIXED
 
 from devlint.diagnostic import Diagnostic, Severity
-from devlint.files import Entry
-from devlint.fix_count import FixCount
 from devlint.frontends import cli
 from devlint.frontends.github_output import annotation
 from devlint.frontends.text_output import Painter, format_diagnostic, source_excerpt, summary
 from devlint.notices import UNREADABLE, notice
+from devlint.project.files import Entry
 from devlint.rules import all_rules
+from devlint.running.fix_count import FixCount
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSI = "\x1b["
@@ -257,7 +257,7 @@ def test_a_diff_is_escaped_on_a_terminal_and_raw_for_patch(tmp_path: Path) -> No
     ],
 )
 def test_printable_escapes_control_characters_only(text: str, shown: str) -> None:
-    from devlint.terminal import printable
+    from devlint.frontends.terminal import printable
 
     assert printable(text) == shown
     assert printable("a\nb\tc", one_line=True) == "a\\nb\\tc"

@@ -18,14 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from devlint import cache as cache_module
-from devlint import project_index
-from devlint import tree_cache as tree_cache_module
-from devlint.cache import ResultCache
-from devlint.cache_key import cache_secret, sign
 from devlint.config import Settings
 from devlint.frontends import cli
-from devlint.tree_cache import TreeCache
+from devlint.inputs import result_cache as cache_module
+from devlint.inputs import tree_cache as tree_cache_module
+from devlint.inputs.cache_signing import cache_secret, sign
+from devlint.inputs.result_cache import ResultCache
+from devlint.inputs.tree_cache import TreeCache
+from devlint.project import index as project_index
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "fixtures" / "projects" / "helper_forgets_labels"

@@ -120,7 +120,7 @@ def test_an_explicit_path_below_an_unsearchable_directory_is_a_notice(
 
 def reported_mixed() -> str:
     """What ``MIXED`` is reported as, for comparisons."""
-    from devlint.engine import lint_source
+    from devlint.running.engine import lint_source
 
     (diagnostic,) = lint_source(MIXED, "buggy.py")
     return diagnostic.message
@@ -209,7 +209,7 @@ def test_a_file_swapped_for_a_fifo_after_the_check_is_not_read(
 ) -> None:
     """The type is checked again on the open descriptor: a FIFO put in place between the
     first check and the open is refused, and opening it does not wait for a writer."""
-    from devlint.reading import NotRegularFileError, read_regular_file
+    from devlint.inputs.reading import NotRegularFileError, read_regular_file
 
     fifo = tmp_path / "pipe.py"
     os.mkfifo(fifo)

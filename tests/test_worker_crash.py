@@ -22,9 +22,9 @@ import dying_lint
 import pytest
 from snippets import DISCARDED, MIXED
 
-from devlint import workers
-from devlint.fix import fix_file
 from devlint.frontends import cli
+from devlint.running import workers
+from devlint.running.fix import fix_file
 
 FILES = 60
 CHUNK = 7  # FILES // (2 jobs * 4)

@@ -57,8 +57,8 @@ from pathlib import Path
 
 from checkouts import MARKER, mark_root, write_checkout
 
-from devlint.files import iter_source_files
 from devlint.notices import NOTICE_SUMMARIES
+from devlint.project.files import iter_source_files
 
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects.json"

@@ -1,2 +1,2 @@
-"""Thin adapters over ``devlint.engine``: the command line (``cli``, with ``text_output``
+"""Thin adapters over ``devlint.running.engine``: the command line (``cli``, with ``text_output``
 and ``sarif``), the flake8 plugin and the language server (``lsp``)."""

@@ -20,29 +20,30 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from devlint import __version__, gc_thresholds
-from devlint.cache import Linted, ResultCache, UnsafeCacheError, default_cache_dir
+from devlint import __version__
 from devlint.codes import empty_selection, unknown_code
 from devlint.config import ConfigError, Settings, load_settings, load_settings_file
-from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
-from devlint.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
-from devlint.files import Entry, MissingPathError, iter_source_files
-from devlint.fix_count import NO_FIXES, FixCount, fixable, wanted, write_refusal
 from devlint.frontends.github_output import print_github
 from devlint.frontends.options import add_jobs_option
+from devlint.frontends.terminal import printable
 from devlint.frontends.text_output import COLOR_CHOICES, print_text, rules_table
 from devlint.harness.commands import add_commands as add_harness_commands
+from devlint.inputs.decoding import decode_source
+from devlint.inputs.result_cache import Linted, ResultCache, UnsafeCacheError, default_cache_dir
+from devlint.inputs.tree_cache import TreeCache
 from devlint.notebooks.reading import is_notebook
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, UNREADABLE, notice
-from devlint.safe_write import OUTSIDE_ROOTS_FLAG, WritePolicy
+from devlint.project.exclusions import DEFAULT_EXCLUDE, Exclusions, anchor_patterns
+from devlint.project.files import Entry, MissingPathError, iter_source_files
+from devlint.running import gc_thresholds
+from devlint.running.fix_count import NO_FIXES, FixCount, fixable, wanted, write_refusal
+from devlint.running.safe_write import OUTSIDE_ROOTS_FLAG, WritePolicy
+from devlint.running.workers import guarded, lint_files, map_files
 from devlint.selection import is_enabled
-from devlint.terminal import printable
-from devlint.tree_cache import TreeCache
-from devlint.workers import guarded, lint_files, map_files
 
 if TYPE_CHECKING:
-    from devlint.fix import FixResult
+    from devlint.running.fix import FixResult
 
 STDIN = "-"
 
@@ -279,8 +280,8 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(f"{error}: no such file or directory") from None
     files = [entry.path for entry in entries if entry.skip_reason is None]
     diagnostics = [_skipped(entry) for entry in entries if entry.skip_reason is not None]
-    if "devlint.project_index" in sys.modules:  # not imported here: a warm run needs no LibCST
-        sys.modules["devlint.project_index"].refresh_all()  # this process linted before
+    if "devlint.project.index" in sys.modules:  # not imported here: a warm run needs no LibCST
+        sys.modules["devlint.project.index"].refresh_all()  # this process linted before
     if args.fix or args.diff:
         return _fix(args, settings, files, diagnostics)
     if args.add_noqa:
@@ -396,13 +397,13 @@ def _lint_stdin(name: str, data: bytes, settings: Settings) -> list[Diagnostic]:
     source, problem = decode_source(data)
     if source is None:
         return [notice(name, UNREADABLE, f"cannot decode standard input: {problem}")]
-    from devlint.engine import lint_source
+    from devlint.running.engine import lint_source
 
     return lint_source(source, name, settings)
 
 
 def lint_file(path: Path, settings: Settings, trees: TreeCache | None = None) -> Linted:
-    """``devlint.engine.lint_file_in_project``, imported when a file needs linting.
+    """``devlint.running.engine.lint_file_in_project``, imported when a file needs linting.
 
     Imports here are lazy for a reason: a run the cache answers whole (every
     pre-commit run on unchanged files) never needs LibCST, the analysis or
@@ -411,7 +412,7 @@ def lint_file(path: Path, settings: Settings, trees: TreeCache | None = None) ->
     if is_notebook(path):
         from devlint.notebooks.linting import lint_notebook_file as lint
     else:
-        from devlint.engine import lint_file_in_project as lint
+        from devlint.running.engine import lint_file_in_project as lint
     diagnostics, uses = lint(path, settings, trees=trees)
     return Linted(diagnostics, tuple((str(used), digest) for used, digest in uses))
 
@@ -423,14 +424,14 @@ def fix_file(
     unsafe: bool,
     reported: dict[str, list[Diagnostic]] | None = None,
 ) -> FixResult:
-    """``devlint.fix.fix_file`` without writing, imported when a file needs fixing (see
+    """``devlint.running.fix.fix_file`` without writing, imported when a file needs fixing (see
     ``lint_file``). Workers compute fixes; the main process writes them (``write_fixed``).
     ``reported``: what the run's lint found in each file, which counting fixes starts from."""
     if is_notebook(path):
         from devlint.notebooks.fixing import fix_notebook_file
 
         return fix_notebook_file(path, settings, unsafe=unsafe)
-    from devlint.fix import fix_file as fix
+    from devlint.running.fix import fix_file as fix
 
     linted = reported.get(str(path)) if reported is not None else None
     return fix(path, settings, unsafe=unsafe, write=False, linted=linted)
@@ -446,12 +447,12 @@ def _fix_count(
     reported: list[Diagnostic],
     stdin: tuple[str, bytes] | None,
 ) -> FixCount:
-    """What ``--fix`` would apply to the findings reported (``devlint.fix_count``): the
+    """What ``--fix`` would apply to the findings reported (``devlint.running.fix_count``): the
     fixes of each file that has one it wants, computed as ``--fix`` computes them but not
     written, less the files it would not write. Most runs have none to compute."""
     if not any(d.fix is not None for d in reported):
         return NO_FIXES
-    from devlint.fix import FixResult
+    from devlint.running.fix import FixResult
 
     wanted_in = {d.path for d in reported if wanted(d.fix, args.unsafe_fixes)}
     to_fix = [path for path in files if str(path) in wanted_in]
@@ -481,12 +482,12 @@ def _fix_stdin(name: str, data: bytes, settings: Settings, *, unsafe: bool) -> F
     if is_notebook(name):
         from devlint.notebooks.fixing import fix_notebook_bytes as fix_bytes
     else:
-        from devlint.fix import fix_bytes
+        from devlint.running.fix import fix_bytes
     return fix_bytes(data, name, settings, unsafe=unsafe)
 
 
 def _write_policy(args: argparse.Namespace) -> WritePolicy:
-    """Where ``--fix`` writes: below the paths given (``devlint.safe_write``)."""
+    """Where ``--fix`` writes: below the paths given (``devlint.running.safe_write``)."""
     given = [Path(path) for path in args.paths if path != STDIN]
     return WritePolicy.for_paths(given, outside_roots=args.fix_outside_roots)
 
@@ -498,7 +499,7 @@ def _fix(
     the fixed source goes to stdout and the report to stderr. ``--diff``: print the
     fixes as a unified diff instead and exit 1 when there are any (or devlint failed on a
     file: then it cannot say there are none)."""
-    from devlint.fix import FixResult, write_fixed
+    from devlint.running.fix import FixResult, write_fixed
 
     fix = partial(fix_file, settings=settings, unsafe=args.unsafe_fixes)
 
@@ -583,9 +584,9 @@ def _add_noqa(
     args: argparse.Namespace, settings: Settings, files: list[Path], skipped: list[Diagnostic]
 ) -> int:
     """``--add-noqa``: a ``# noqa`` comment on every line with a finding, written as
-    ``--fix`` writes (``devlint.add_noqa``), then the report of what is left. Notebooks
+    ``--fix`` writes (``devlint.running.add_noqa``), then the report of what is left. Notebooks
     are left as they are: their findings are reported, and stderr says why."""
-    from devlint.fix import FixResult, write_fixed
+    from devlint.running.fix import FixResult, write_fixed
 
     notebooks = [path for path in files if is_notebook(path)]
     scripts = [path for path in files if not is_notebook(path)]
@@ -627,8 +628,9 @@ def _problems(count: int) -> str:
 
 
 def noqa_file(path: Path, settings: Settings) -> FixResult:
-    """``devlint.add_noqa.add_noqa_file``, imported when a file needs it (see ``lint_file``)."""
-    from devlint.add_noqa import add_noqa_file
+    """``devlint.running.add_noqa.add_noqa_file``, imported when a file needs it (see
+    ``lint_file``)."""
+    from devlint.running.add_noqa import add_noqa_file
 
     return add_noqa_file(path, settings)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from devlint import __version__
-from devlint.terminal import printable  # no dependencies: loading stays cheap
+from devlint.frontends.terminal import printable  # no dependencies: loading stays cheap
 
 ALL_CODES = ("DVL",)
 OFF_BY_DEFAULT = ("DVL204", "DVL407")
@@ -68,7 +68,7 @@ class Plugin:
         if not self.selected:
             return
         from devlint.config import Settings  # imported once a file needs linting
-        from devlint.engine import lint_source, project_importer  # (LibCST and the rules)
+        from devlint.running.engine import lint_source, project_importer  # (LibCST and the rules)
 
         settings = Settings(select=ALL_CODES, device_names=self.device_names)
         source = "".join(self._lines)

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from devlint.diagnostic import Diagnostic, Severity
+from devlint.frontends.terminal import printable
 from devlint.notebooks.reading import file_lines_at
-from devlint.terminal import printable
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -1,6 +1,6 @@
 """``devlint lsp``: diagnostics and quick fixes in the editor (pygls 2, stdio).
 
-A thin adapter over ``devlint.engine.lint_report``:
+A thin adapter over ``devlint.running.engine.lint_report``:
 
 - A document is linted when it is opened or saved, and ``debounceMs`` (200 by
   default) after the last change, one lint at a time. The next change replaces
@@ -44,7 +44,7 @@ A thin adapter over ``devlint.engine.lint_report``:
   fix that fails to build is logged and not offered; the other fixes and the
   diagnostics are unaffected.
 - The project: a document is analysed with the project modules it imports
-  (``devlint.project_index``, one index per project for the session, each
+  (``devlint.project.index``, one index per project for the session, each
   module read and run again only when it changes). Open documents count as
   their current, unsaved text. When a document changes (or closes), the open
   documents whose last lint read it are linted again after the debounce.
@@ -75,20 +75,21 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 
-from devlint import __version__, gc_thresholds
+from devlint import __version__
 from devlint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
 from devlint.diagnostic import Diagnostic, Severity, SuggestedFix
-from devlint.engine import LintReport, lint_report
 from devlint.frontends.lsp_garbage import GarbageCollection
 from devlint.frontends.lsp_hover import hover_text
 from devlint.frontends.lsp_notebooks import NOTEBOOK_SYNC, by_cell, notebook_of
 from devlint.notebooks.linting import CellReport, notebook_report
 from devlint.notebooks.reading import Notebook
 from devlint.notices import INTERNAL_ERROR, PARSER_LIMITATION, SYNTAX_ERROR
-from devlint.project import Project
-from devlint.project_index import FileImporter, ProjectIndex, index_of
+from devlint.project.finder import Project
+from devlint.project.index import FileImporter, ProjectIndex, index_of
 from devlint.rule_docs import docs_url
 from devlint.rules import all_rules
+from devlint.running import gc_thresholds
+from devlint.running.engine import LintReport, lint_report
 
 SOURCE = "devlint"
 DEFAULT_DEBOUNCE_MS = 200

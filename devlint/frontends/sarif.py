@@ -22,11 +22,12 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from devlint import __version__, decoding
+from devlint import __version__
 from devlint.diagnostic import Diagnostic, RelatedPlace, Severity
+from devlint.inputs import decoding
+from devlint.inputs.reading import read_regular_file
 from devlint.notebooks.reading import NotebookError, file_lines, read_notebook
 from devlint.notices import NOTICE_SUMMARIES
-from devlint.reading import read_regular_file
 from devlint.rule_docs import USAGE_URL, docs_url, rule_sections, rule_text
 from devlint.rules import all_rules
 

@@ -6,7 +6,7 @@ column), an optional excerpt of the source with the span underlined
 only on a terminal (``NO_COLOR`` turns it off, ``FORCE_COLOR`` on, ``--color``
 overrides both), and one closing summary line on stderr (not with
 ``--quiet``): findings by code, in how many of the files checked, how many
-fixes ``--fix`` would apply (``devlint.fix_count``). Text from files and caches
+fixes ``--fix`` would apply (``devlint.running.fix_count``). Text from files and caches
 passes through ``printable``.
 """
 
@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from devlint.decoding import Lines, read_lines
 from devlint.diagnostic import Diagnostic, Severity
-from devlint.fix_count import NO_FIXES, FixCount
+from devlint.frontends.terminal import printable
+from devlint.inputs.decoding import Lines, read_lines
 from devlint.notices import NOTICE_SUMMARIES
-from devlint.terminal import printable
+from devlint.running.fix_count import NO_FIXES, FixCount
 
 if TYPE_CHECKING:
     from devlint.rule import RuleMeta
@@ -114,7 +114,7 @@ def summary(diagnostics: Sequence[Diagnostic], checked: int, fixes: FixCount = N
     ``Found 3 problems in 2 of 12 files (DVL101: 2, DVL201: 1); 1 fixable with --fix.``
     ``checked`` counts every path looked at, those that could not be read included; a
     path reported about was looked at, so it never counts fewer than the paths reported.
-    ``fixes`` is what ``--fix`` would do (``devlint.fix_count``), not the findings that
+    ``fixes`` is what ``--fix`` would do (``devlint.running.fix_count``), not the findings that
     carry a fix; the fixes left that only ``--unsafe-fixes`` applies are counted apart
     (``1 more with --unsafe-fixes``).
     """

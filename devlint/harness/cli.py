@@ -38,8 +38,8 @@ from devlint.harness.termination import (
 )
 from devlint.harness.verdict import Outcome
 from devlint.harness.words import counted
+from devlint.inputs.reading import read_regular_file
 from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
-from devlint.reading import read_regular_file
 
 DEFAULT_EVIDENCE = Path("docs/evidence.json")
 

@@ -6,11 +6,11 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from devlint.examples import EXAMPLE_FILES, example_dir
 from devlint.harness.runner import Job, Result, cuda_device_count, run_jobs
 from devlint.harness.verdict import Outcome, expected, judge
 from devlint.harness.words import counted
 from devlint.rule import Rule
+from devlint.rule_examples import EXAMPLE_FILES, example_dir
 from devlint.rules import all_rules
 
 

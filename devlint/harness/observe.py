@@ -14,8 +14,8 @@ import sysconfig
 from dataclasses import dataclass, field
 from typing import Any
 
-from devlint.examples import rules_root
 from devlint.harness.words import counted
+from devlint.rule_examples import rules_root
 
 HOST_TO_DEVICE = "host-to-device"
 DEVICE_TO_HOST = "device-to-host"

@@ -10,9 +10,9 @@ from typing import Any
 from devlint.harness.observe import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
 from devlint.harness.report import RunReport
 from devlint.harness.words import counted
+from devlint.inputs.reading import read_regular_file
 from devlint.notebooks.program import Program, program_of
 from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
-from devlint.reading import read_regular_file
 
 KINDS = (HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE)
 

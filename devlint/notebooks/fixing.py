@@ -1,6 +1,6 @@
 """``--fix`` for a notebook: fixes applied to the sources of the cells they belong to.
 
-As for a Python file (``devlint.fix``), wanted fixes that do not overlap are
+As for a Python file (``devlint.running.fix``), wanted fixes that do not overlap are
 applied, the notebook is linted again, and this repeats until nothing is left
 to fix. The result's texts are the whole notebook file's, before and after,
 so ``--diff`` shows the changed source lines and ``write_fixed`` writes the
@@ -15,7 +15,13 @@ from pathlib import Path
 
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
-from devlint.fix import (
+from devlint.notebooks.linting import lint_notebook, read_or_notice
+from devlint.notebooks.program import cell_code
+from devlint.notebooks.reading import Notebook, notebook_of_text
+from devlint.notebooks.writing import with_sources
+from devlint.notices import INTERNAL_ERROR, notice
+from devlint.project.index import FileImporter
+from devlint.running.fix import (
     MAX_PASSES,
     ROUND_TRIP,
     FixResult,
@@ -24,19 +30,13 @@ from devlint.fix import (
     fixed_from_file,
     round_trips,
 )
-from devlint.fix_count import unsafe_left, wanted
-from devlint.notebooks.linting import lint_notebook, read_or_notice
-from devlint.notebooks.program import cell_code
-from devlint.notebooks.reading import Notebook, notebook_of_text
-from devlint.notebooks.writing import with_sources
-from devlint.notices import INTERNAL_ERROR, notice
-from devlint.project_index import FileImporter
+from devlint.running.fix_count import unsafe_left, wanted
 
 _BOM = b"\xef\xbb\xbf"
 
 
 def fix_notebook_file(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
-    """The notebook at ``path`` fixed, not written (``devlint.fix.write_fixed`` writes it)."""
+    """The notebook at ``path`` fixed, not written (``devlint.running.fix.write_fixed`` does)."""
     return fixed_from_file(path, settings, fix_notebook_bytes, unsafe=unsafe)
 
 

@@ -13,7 +13,10 @@ from pathlib import Path
 
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic, SourceEdit, SuggestedFix
-from devlint.engine import LintReport, lint_report, project_importer
+from devlint.inputs.parse_failures import parse_failure
+from devlint.inputs.parsing import parse_module
+from devlint.inputs.reading import read_regular_file
+from devlint.inputs.tree_cache import TreeCache
 from devlint.notebooks.program import Program, cell_code, program_of
 from devlint.notebooks.reading import Notebook, NotebookError, read_notebook
 from devlint.notices import (
@@ -25,11 +28,8 @@ from devlint.notices import (
     notice,
     unreadable,
 )
-from devlint.parse_failures import parse_failure
-from devlint.parsing import parse_module
-from devlint.project_index import FileImporter
-from devlint.reading import read_regular_file
-from devlint.tree_cache import TreeCache
+from devlint.project.index import FileImporter
+from devlint.running.engine import LintReport, lint_report, project_importer
 
 
 def lint_notebook_file(

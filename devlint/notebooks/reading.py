@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from devlint.reading import read_regular_file
+from devlint.inputs.reading import read_regular_file
 
 NOTEBOOK_SUFFIX = ".ipynb"
 

@@ -1,7 +1,7 @@
 """The helpers rules build their fixes with: node text, keyword arguments, scopes, imports.
 
 They read only the analysed file (``Facts``) and its LibCST tree, so rules depend on
-the core and nothing else; applying fixes (``devlint check --fix``) is ``devlint.fix``.
+the core and nothing else; applying fixes (``devlint check --fix``) is ``devlint.running.fix``.
 """
 
 from __future__ import annotations

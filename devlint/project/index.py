@@ -3,7 +3,7 @@ run once per process, and again only when it or a module it imports changes, or 
 process let the project's index go to lint another (``HELD_LINES``).
 
 The analysis of one file asks its ``FileImporter`` for the modules it imports;
-the index finds their files (``devlint.project``), runs their top level
+the index finds their files (``devlint.project.finder``), runs their top level
 (``core.analysis.summarise``) and keeps the result; an imported name a module's top
 level never reads is looked up, and its module run, only when an importer reads it or a
 function reading it runs. A module that cannot be
@@ -24,13 +24,13 @@ from devlint.config import Settings
 from devlint.core.analysis import analyse, summarise
 from devlint.core.events import ArgumentsGiven, Facts
 from devlint.core.imports import Given, ModuleScope
-from devlint.decoding import decode_source
-from devlint.limits import complexity_problem
-from devlint.parsing import parse_module
-from devlint.project import Project, is_test_module
-from devlint.project_mentions import ProjectMentions
-from devlint.reading import content_digest, read_regular_file
-from devlint.tree_cache import TreeCache
+from devlint.inputs.decoding import decode_source
+from devlint.inputs.limits import complexity_problem
+from devlint.inputs.parsing import parse_module
+from devlint.inputs.reading import content_digest, read_regular_file
+from devlint.inputs.tree_cache import TreeCache
+from devlint.project.finder import Project, is_test_module
+from devlint.project.mentions import ProjectMentions
 
 MAX_IMPORT_CHAIN = 12
 """Modules whose top levels run one inside another (a imports b imports c…); deeper is unknown."""

@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from devlint.gitignore import GITIGNORE, IgnoreRule, is_ignored, parse_gitignore
-from devlint.reading import read_regular_file
+from devlint.inputs.reading import read_regular_file
+from devlint.project.gitignore import GITIGNORE, IgnoreRule, is_ignored, parse_gitignore
 
 DEFAULT_EXCLUDE = (
     ".git",

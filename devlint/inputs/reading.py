@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from devlint.limits import max_file_bytes
+from devlint.inputs.limits import max_file_bytes
 
 _OPEN_FLAGS = (
     os.O_RDONLY

@@ -11,7 +11,7 @@ this code version, so a new devlint, LibCST or Python leaves all of them behind 
 results, and is written the same way (atomically, failures ignored).
 
 Pickle, read as untrusted input. Whoever can write a cache folder could plant an entry,
-so every entry is signed with the user's secret (``devlint.cache_key``) and one whose
+so every entry is signed with the user's secret (``devlint.inputs.cache_signing``) and one whose
 signature does not verify is never unpickled: a pickle can build anything the unpickler
 knows (sets of colliding integers that take minutes to hash, millions of empty sets from
 a few kilobytes), and only the signature keeps those out. What is signed is still
@@ -49,8 +49,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from devlint.cache import ResultCache, read_small_file, write_atomically
-from devlint.cache_key import SIGNATURE_BYTES, sign, verified
+from devlint.inputs.cache_signing import SIGNATURE_BYTES, sign, verified
+from devlint.inputs.result_cache import ResultCache, read_small_file, write_atomically
 
 if TYPE_CHECKING:  # LibCST is imported when a tree is read or written, not with the cache
     import libcst as cst

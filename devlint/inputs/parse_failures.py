@@ -17,8 +17,8 @@ import warnings
 
 import libcst as cst
 
-from devlint.decoding import split_lines
 from devlint.diagnostic import Diagnostic
+from devlint.inputs.decoding import split_lines
 from devlint.notices import PARSER_LIMITATION, SYNTAX_ERROR, notice
 
 

@@ -22,14 +22,14 @@ from pathlib import Path
 import libcst as cst
 
 from devlint.config import DEFAULT_SETTINGS, Settings
-from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
-from devlint.engine import lint_source, project_importer
-from devlint.fix_count import unsafe_left, wanted
+from devlint.inputs.decoding import decode_source
+from devlint.inputs.reading import read_regular_file
 from devlint.notices import INTERNAL_ERROR, NOT_REWRITTEN, UNREADABLE, notice, unreadable
-from devlint.project_index import FileImporter
-from devlint.reading import read_regular_file
-from devlint.safe_write import NotRewritten, WritePolicy, rewrite
+from devlint.project.index import FileImporter
+from devlint.running.engine import lint_source, project_importer
+from devlint.running.fix_count import unsafe_left, wanted
+from devlint.running.safe_write import NotRewritten, WritePolicy, rewrite
 
 MAX_PASSES = 10
 ROUND_TRIP = (

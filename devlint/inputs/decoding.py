@@ -10,8 +10,8 @@ import re
 import tokenize
 from io import BytesIO
 
+from devlint.inputs.reading import read_regular_file
 from devlint.notebooks.reading import NotebookError, is_notebook, read_notebook
-from devlint.reading import read_regular_file
 
 Lines = dict[int | None, list[str]]
 """A file's lines by cell: ``{None: lines}`` for Python, ``{cell number: lines}`` for a

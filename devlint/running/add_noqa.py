@@ -7,7 +7,7 @@ another comment is kept, the new one after it. A line whose end lies inside a
 string (a triple-quoted string goes on) or that ends in a backslash cannot
 take a comment: it is left as it is and named. The result is linted again and
 written only if the comments silence what they name and the code still
-parses; it is written as ``--fix`` writes (``devlint.fix.write_fixed``):
+parses; it is written as ``--fix`` writes (``devlint.running.fix.write_fixed``):
 the same refusals, line endings and encoding kept.
 """
 
@@ -23,13 +23,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from devlint.config import Settings
-from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic
-from devlint.engine import lint_source
-from devlint.fix import FixResult, fixed_from_file
-from devlint.noqa import NOQA
+from devlint.inputs.decoding import decode_source
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES, SYNTAX_ERROR, UNREADABLE, notice
-from devlint.project_index import FileImporter
+from devlint.project.index import FileImporter
+from devlint.running.engine import lint_source
+from devlint.running.fix import FixResult, fixed_from_file
+from devlint.running.noqa import NOQA
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 _OPENS = {

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from devlint.diagnostic import Diagnostic, SuggestedFix
-from devlint.safe_write import OUTSIDE_ROOTS_FLAG, WritePolicy
+from devlint.running.safe_write import OUTSIDE_ROOTS_FLAG, WritePolicy
 
-if TYPE_CHECKING:  # devlint.fix loads LibCST: only a run that computes fixes needs it
-    from devlint.fix import FixResult
+if TYPE_CHECKING:  # devlint.running.fix loads LibCST: only a run that computes fixes needs it
+    from devlint.running.fix import FixResult
 
 
 def wanted(fix: SuggestedFix | None, unsafe: bool) -> bool:
@@ -82,7 +82,7 @@ def fixable(
 
 
 def write_refusal(path: Path, policy: WritePolicy) -> str | None:
-    """Why ``devlint.safe_write.rewrite`` would refuse to write ``path``, or None: its
+    """Why ``devlint.running.safe_write.rewrite`` would refuse to write ``path``, or None: its
     checks, in its order and words, without writing (``--diff`` and the count must not
     write). A test holds the two to the same answers."""
     try:

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from devlint.reading import content_digest, read_regular_file
+from devlint.inputs.reading import content_digest, read_regular_file
 
 MAX_FILES = 20_000
 """Python files of a project scanned at most; past it, the project is not scanned."""

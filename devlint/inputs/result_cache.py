@@ -20,13 +20,13 @@ bearing the tag, and only subfolders holding nothing but what devlint writes.
 Entries are small JSON files written atomically (a temporary file in the same
 folder, renamed over the entry), so concurrent runs never see half an entry.
 JSON and not pickle: a cache folder that arrives with a checkout must not be
-able to run code (the parsed trees kept beside the entries, ``devlint.tree_cache``,
+able to run code (the parsed trees kept beside the entries, ``devlint.inputs.tree_cache``,
 are pickles read with LibCST's node classes only). A cache folder that cannot be
 written is simply not used.
 
 What an entry is trusted with. Whoever can write the cache folder can plant
 files in it, so an entry is signed with a secret of the user's that lives
-outside the cache (``devlint.cache_key``): one whose signature does not verify
+outside the cache (``devlint.inputs.cache_signing``): one whose signature does not verify
 is a miss, never decoded. A signed entry is still checked as untrusted input
 (a bug in an older devlint must not crash a newer one): one that cannot be
 read, is not a regular file, is too large, is not JSON, has a field missing,
@@ -60,12 +60,12 @@ from functools import cache
 from pathlib import Path
 
 from devlint import __version__
-from devlint.cache_key import cache_secret, sign, verified
 from devlint.config import Settings
-from devlint.decoding import lines_of_data
 from devlint.diagnostic import Diagnostic
+from devlint.inputs.cache_signing import cache_secret, sign, verified
+from devlint.inputs.decoding import lines_of_data
+from devlint.inputs.reading import content_digest, read_regular_file
 from devlint.notices import INTERNAL_ERROR, NOTICE_SUMMARIES
-from devlint.reading import content_digest, read_regular_file
 
 CACHE_DIR_NAME = ".devlint_cache"
 CACHE_DIR_ENV = "DEVLINT_CACHE_DIR"
@@ -78,6 +78,8 @@ _SHARD = re.compile(r"[0-9a-f]{2}")
 _ENTRY = re.compile(r"[0-9a-f]{62}|\.tmp-\w+")  # an entry, or put()'s temporary file
 _MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """Far above any real entry; a larger file is a miss, not read into memory."""
+_PACKAGE = Path(__file__).resolve().parents[1]
+"""devlint's own folder (this module is ``devlint/inputs/result_cache.py``)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_CODE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")  # tab, LF, FF, CR allowed
 
@@ -257,7 +259,7 @@ def _unchanged(path: Path, data: bytes) -> bool:
 @cache
 def code_fingerprint() -> str:
     """A hash of everything in devlint that decides a result, and of what it runs on."""
-    package = Path(__file__).resolve().parent
+    package = _PACKAGE
     digest = hashlib.blake2b(digest_size=32)
     digest.update(f"{__version__}\0{sys.version_info[:2]}\0{_libcst_version()}\0".encode())
     for path in sorted(package.rglob("*")):
@@ -471,7 +473,7 @@ def _check_fits(diagnostic: Diagnostic, name: str, lines: list[str]) -> None:
 def _known_codes() -> frozenset[str]:
     """Every notice and rule code; rule codes from the rules' module names (``dvl101_….py``),
     so that reading the cache imports no rule."""
-    rules = Path(__file__).resolve().parent / "rules"
+    rules = _PACKAGE / "rules"
     names = (module.name for module in pkgutil.iter_modules([str(rules)]))
     codes = {match.group().upper() for name in names if (match := re.match(r"dvl\d+", name))}
     return frozenset(NOTICE_SUMMARIES) | codes

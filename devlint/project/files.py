@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from devlint.exclusions import Exclusions, read_rules
-from devlint.gitignore import GITIGNORE
+from devlint.inputs.reading import file_kind
 from devlint.notebooks.reading import NOTEBOOK_SUFFIX
-from devlint.reading import file_kind
+from devlint.project.exclusions import Exclusions, read_rules
+from devlint.project.gitignore import GITIGNORE
 
 LINTED_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 

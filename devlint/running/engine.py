@@ -16,11 +16,13 @@ from devlint.config import DEFAULT_SETTINGS, Settings
 from devlint.core.analysis import Facts, analyse
 from devlint.core.events import FILE_LAYOUT, Layout
 from devlint.core.positions import NotInModule
-from devlint.decoding import decode_source
 from devlint.diagnostic import Diagnostic, SuggestedFix
-from devlint.gc_thresholds import fewer_collections
-from devlint.limits import complexity_problem
-from devlint.noqa import NOQA, silences
+from devlint.inputs.decoding import decode_source
+from devlint.inputs.limits import complexity_problem
+from devlint.inputs.parse_failures import parse_failure
+from devlint.inputs.parsing import parse_module
+from devlint.inputs.reading import read_regular_file
+from devlint.inputs.tree_cache import TreeCache
 from devlint.notices import (
     INTERNAL_ERROR,
     TOO_COMPLEX,
@@ -28,15 +30,13 @@ from devlint.notices import (
     notice,
     unreadable,
 )
-from devlint.parse_failures import parse_failure
-from devlint.parsing import parse_module
-from devlint.project import Project, is_test_module
-from devlint.project_index import FileImporter, index_of
-from devlint.reading import read_regular_file
+from devlint.project.finder import Project, is_test_module
+from devlint.project.index import FileImporter, index_of
 from devlint.rule import FixBuilder, Rule
 from devlint.rules import all_rules
+from devlint.running.gc_thresholds import fewer_collections
+from devlint.running.noqa import NOQA, silences
 from devlint.selection import is_enabled
-from devlint.tree_cache import TreeCache
 
 
 @dataclass

@@ -21,12 +21,12 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from devlint import gc_thresholds
-from devlint.cache import LintFile, ResultCache, lint_file_cached
 from devlint.config import Settings
 from devlint.diagnostic import Diagnostic
-from devlint.memory import release_freed_memory
+from devlint.inputs.result_cache import LintFile, ResultCache, lint_file_cached
 from devlint.notices import INTERNAL_ERROR, notice
+from devlint.running import gc_thresholds
+from devlint.running.memory import release_freed_memory
 
 T = TypeVar("T")
 
