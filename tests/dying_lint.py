@@ -24,6 +24,7 @@ import signal
 from pathlib import Path
 
 from devlint.config import Settings
+from devlint.diagnostic import Diagnostic
 from devlint.frontends.cli import lint_file
 from devlint.inputs.result_cache import Linted
 from devlint.inputs.tree_cache import TreeCache
@@ -40,9 +41,16 @@ def lint_or_die(path: Path, settings: Settings, trees: TreeCache | None = None) 
     return lint_file(path, settings, trees)
 
 
-def fix_or_die(path: Path, settings: Settings, *, unsafe: bool) -> FixResult:
+def fix_or_die(
+    path: Path,
+    settings: Settings,
+    *,
+    unsafe: bool,
+    reported: dict[str, list[Diagnostic]] | None = None,
+) -> FixResult:
     _die_if_marked(path, "fix")
-    return fix_file(path, settings, unsafe=unsafe, write=False)
+    linted = reported.get(str(path)) if reported is not None else None
+    return fix_file(path, settings, unsafe=unsafe, write=False, linted=linted)
 
 
 def _die_if_marked(path: Path, doing: str) -> None:
