@@ -67,7 +67,7 @@ def given_host_data_only(clash: Clash, event: OperandsMeet | ModuleCall, facts: 
     device, root = clash.second.value.device, event.root
     if not isinstance(device, Symbol) or not device.tensor or root is None or root.home is not None:
         return False
-    name = device.name.removesuffix(".device")
+    name = device.holder
     if facts.importer is None or name not in _parameter_names(root):
         return False
     try:
@@ -85,13 +85,12 @@ def _host_data(value: Value | None) -> bool:
     """A value that holds no tensor off the CPU: CPU tensors, numbers, strings, None."""
     if value is None:
         return False  # not passed: the default, or what ``**kwargs`` held
-    return all(
+    found = list(parts(value))
+    return any(part.kind not in _CONTAINER_KINDS for part in found) and all(
         part.kind in _HOST_KINDS
         or part.kind in _CONTAINER_KINDS
         or (part.kind is Kind.TENSOR and part.device == CPU)
-        for part in parts(value)
-    ) and any(
-        part.kind is not Kind.SEQUENCE and part.kind is not Kind.MAPPING for part in parts(value)
+        for part in found
     )
 
 
