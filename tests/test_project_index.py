@@ -299,3 +299,14 @@ def test_a_test_modules_calls_say_nothing_of_the_device_a_function_is_meant_for(
     assert _given(index_of(root), root) == []
     (root / "load.py").write_text(CALLER)
     assert _given(index_of(root), root) == [[("poses", "cpu")]]
+
+
+def test_a_caller_that_cannot_be_parsed_is_read_again_once_it_changes(root: Path) -> None:
+    """Mid-edit, a caller may not parse: its calls are unknown until the file changes."""
+    (root / "helper.py").write_text(HELPER)
+    (root / "load.py").write_text(CALLER + "def broken(:\n")
+    index = index_of(root)
+    assert _given(index, root) is None
+    (root / "load.py").write_text(CALLER)
+    index.refresh()
+    assert _given(index, root) == [[("poses", "cpu")]]

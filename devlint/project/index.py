@@ -14,6 +14,7 @@ hand the index the text of unsaved buffers (``set_text``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,8 +133,9 @@ class ProjectIndex:
 
     def calls_into(self, path: Path, name: str, line: int) -> list[Given] | None:
         """What the calls of the function ``name`` defined at ``line`` of ``path`` give it,
-        in every other file that mentions the name: each such file is analysed (once until
-        the next refresh). None when some file that may call it cannot be. Test modules are
+        in every other file that mentions the name: each such file is analysed (again only
+        when it or what it imports changed). None when some file that may call it cannot be.
+        Test modules are
         left out: a test runs the code on the CPU of whatever machine runs the suite, which
         says nothing of the device the code is meant for."""
         files = self._mentions().mentioning(name)
@@ -158,10 +160,12 @@ class ProjectIndex:
                     found.append(call.given)
         return found
 
-    def note_calls(self, path: Path, calls: list[ArgumentsGiven], imported: list[Path]) -> None:
+    def note_calls(
+        self, path: Path, calls: list[ArgumentsGiven] | None, imported: list[Path]
+    ) -> None:
         """The calls that the lint of ``path`` saw, its analysis having read ``imported``:
         what a later question of ``calls_into`` would analyse the file again to learn."""
-        self._calls[path] = _Calls(calls, self._stamps([path, *imported]))
+        self._calls[path] = _Calls(calls, self._stamps(path, imported))
 
     def _calls_made_by(self, path: Path) -> list[ArgumentsGiven] | None:
         """The calls ``path``'s code makes, analysed again only when it or a file its
@@ -171,20 +175,19 @@ class ProjectIndex:
             return known.calls
         self._calls[path] = _Calls(None, [])  # reached again while it is analysed: unknown
         module = self._parse(path)[0]
-        if module is None:
-            return None
         importer = self.importer_for(path)
-        try:
-            facts = analyse(module, self.settings, importer)
-        except Exception:  # a file devlint cannot analyse calls nothing it knows of
-            return None
-        self.note_calls(path, facts.of(ArgumentsGiven), importer.files)
-        return self._calls[path].calls
+        calls = None
+        # a file devlint cannot parse or analyse calls nothing it knows of
+        with contextlib.suppress(Exception):
+            if module is not None:
+                calls = analyse(module, self.settings, importer).of(ArgumentsGiven)
+        self.note_calls(path, calls, importer.files)  # unknown until it changes
+        return calls
 
-    def _stamps(self, paths: list[Path]) -> list[tuple[Path, Stamp | None]]:
-        """Each file with what it was read from, and what the modules it imports were."""
-        used = [path for path, _ in self.files_used(paths[1:])]
-        return [(path, self._stamp(path)) for path in dict.fromkeys([paths[0], *used])]
+    def _stamps(self, path: Path, imported: list[Path]) -> list[tuple[Path, Stamp | None]]:
+        """``path`` and the modules its analysis read, each with what it was read from."""
+        used = [file for file, _ in self.files_used(imported)]
+        return [(file, self._stamp(file)) for file in dict.fromkeys([path, *used])]
 
     def _mentions(self) -> ProjectMentions:
         if self.mentions is None:
