@@ -102,10 +102,12 @@ class Classes(Part):
         env.set(statement.name.value, Value(Kind.CLASS, ref=info))
         self.state.places_tensors |= info.kind is ClassKind.MODULE
         init = info.methods.get("__init__")
-        if init is not None and init.owner is info and self.state.home is not None:
+        if init is not None and init.owner is info:
+            # as Python runs it: when something first needs the instance (a subclass, a
+            # construction), or at the module's end, with the names defined later bound
             info.settle = partial(self._analyse_init, info, init, unknown_base)
-        elif init is not None and init.owner is info:
-            self._analyse_init(info, init, unknown_base)
+            if self.state.home is None:
+                self.state.unsettled.append(info)
         elif unknown_base:
             info.stateful = info.base_stateful or None
         elif init is None and info.kind is ClassKind.MODULE:

@@ -73,6 +73,8 @@ class Functions(Part):
         env = Env()
         self.pending.append([])
         final = self.flow.block(module.body, env)
+        for info in self.state.unsettled:
+            info.settle_now()
         self.flush_pending(final if final is not None else env)
 
     def run_top_level(self, module: cst.Module) -> Env:

@@ -109,9 +109,11 @@ class ClassInfo(Referent):
     base is neither ``nn.Module`` nor a class of the project (a framework's class, which
     may call its methods: Lightning's ``training_step``, a ``Dataset``'s ``__getitem__``).
 
-    A class of another file has its ``__init__`` analysed when a file importing
-    it first asks for one of these (``settle``): most imported classes are
-    never instantiated or derived from by the importing file.
+    ``__init__`` is analysed when something first asks for one of these (``settle``), as
+    Python runs it when the class is first instantiated: it may use names the module
+    defines further down. The file's own classes nobody asked about are settled at the
+    module's end; most classes of another file are never instantiated or derived from by
+    the importing file.
     """
 
     node: cst.ClassDef
@@ -150,6 +152,10 @@ class ClassInfo(Referent):
             )
             self._builders[name] = found
         return found
+
+    def settle_now(self) -> None:
+        """Analyse ``__init__`` now if nothing has asked for what it sets yet."""
+        self._settled()
 
     def _settled(self) -> None:
         if self.settle is not None:

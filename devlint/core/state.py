@@ -23,7 +23,7 @@ from devlint.core.values import Value
 
 if TYPE_CHECKING:
     from devlint.core.imports import Importer, ModuleScope
-    from devlint.core.scopes import FunctionInfo
+    from devlint.core.scopes import ClassInfo, FunctionInfo
 
 
 _RESITED = (OperandsMeet, ModuleCall, Collective)
@@ -79,6 +79,8 @@ class AnalysisState:
     """Folders the file's top level adds to ``sys.path`` (``sys.path.append("core")``)."""
     free_runs: list[FunctionInfo] = field(default_factory=list)
     """The functions being run with unknown arguments (``flush_pending``), outermost first."""
+    unsettled: list[ClassInfo] = field(default_factory=list)
+    """The file's classes whose ``__init__`` waits for its first reader or the module's end."""
 
     def record(self, event: Event) -> None:
         """Keep an event for the rules. Code of another file that this file's call runs is
