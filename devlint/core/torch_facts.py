@@ -234,6 +234,22 @@ CHECKPOINT_LOADS = frozenset({"torch.load", "torch.serialization.load"})
 """``torch.load`` under its qualified names: without ``map_location`` each tensor comes back
 on the device it was saved from."""
 
+OFFLOADED_STATE_CALLS = frozenset({"full_optim_state_dict"})
+"""``FSDP.full_optim_state_dict(model, optim)``: consolidates the optimizer state on the CPU
+(its implementation's ``cpu_offload=True``)."""
+STATE_DICT_TYPE_SETTERS = frozenset({"state_dict_type", "set_state_dict_type"})
+"""FSDP's ``state_dict_type(model, kind, config)`` (a context manager) and
+``set_state_dict_type``: with a config of ``offload_to_cpu=True``, ``model.state_dict()``
+returns CPU tensors."""
+OFFLOAD_KEYWORDS = frozenset({"offload_to_cpu", "cpu_offload"})
+"""``FullStateDictConfig(offload_to_cpu=True)``, ``StateDictOptions(cpu_offload=True)`` (the
+options of ``torch.distributed.checkpoint.state_dict.get_state_dict`` and its siblings): the
+state dict is gathered on the CPU."""
+STATE_DICT_GETTERS = frozenset(
+    {"get_state_dict", "get_model_state_dict", "get_optimizer_state_dict"}
+)
+"""``torch.distributed.checkpoint.state_dict``'s getters, which take ``options=``."""
+
 # -- data-parallel wrappers --------------------------------------------------------------------
 
 WRAPPERS = {

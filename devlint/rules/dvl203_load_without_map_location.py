@@ -16,6 +16,7 @@ from devlint.core.values import Kind, Value
 from devlint.diagnostic import Severity
 from devlint.rulekit.fixes import ancestors, is_bound_at, with_keyword
 from devlint.rulekit.message import Message, place
+from devlint.rulekit.offloaded_state import OffloadedState
 from devlint.rule import Finding, Fix, Rule, RuleMeta, RuntimeExpectation
 
 
@@ -41,7 +42,8 @@ class LoadWithoutMapLocation(Rule):
     whose `if`'s other branch passes `map_location`, for a file the same
     function saved a moment before (or a checkpoint it rewrites in place) or a
     `@pytest.fixture` the loading test asks for wrote, and for a file the same code saves as `tensor.cpu()` (or as a dict it fills
-    with `param.cpu()` copies).
+    with `param.cpu()` copies), or as a state dict FSDP gathers on the CPU (under a config
+    with `offload_to_cpu=True`, or from `full_optim_state_dict`).
 
     ## Why is this bad?
     `torch.load` restores every storage to the device it was saved from. A
@@ -386,19 +388,28 @@ def _fixture_of(file: _File, save: cst.Call, load: cst.Call) -> bool:
 
 def _saves_cpu_copies(file: _File, save: cst.Call) -> bool:
     """The payload is a CPU copy, or a name the writer's scope fills with CPU copies
-    (``state_dict[key] = param.cpu()`` then ``save_dict["params"] = state_dict``)."""
+    (``state_dict[key] = param.cpu()`` then ``save_dict["params"] = state_dict``), or a state
+    dict FSDP gathered on the CPU (``rulekit.offloaded_state``)."""
     payload = save.args[0].value if save.args else None
-    if payload is None or _is_cpu_copy(payload):
-        return payload is not None
+    if payload is None:
+        return False
+    nodes = file.nodes(file.scope(save))
+    offloaded = OffloadedState(file.facts.module, nodes)
+    if _is_cpu_copy(payload) or offloaded.holds(payload, save):
+        return True
     if not isinstance(payload, cst.Name):
         return False
-    assignments = [node for node in file.nodes(file.scope(save)) if isinstance(node, cst.Assign)]
+    assignments = [node for node in nodes if isinstance(node, cst.Assign)]
     on_cpu: set[str] = set()
     for _ in range(3):  # a copy put into a dict, that dict into another
         known = len(on_cpu)
         for node in assignments:
             value = node.value
-            if _is_cpu_copy(value) or (isinstance(value, cst.Name) and value.value in on_cpu):
+            if (
+                _is_cpu_copy(value)
+                or offloaded.holds(value, node)
+                or (isinstance(value, cst.Name) and value.value in on_cpu)
+            ):
                 on_cpu.update(
                     root_name(target.target)
                     for target in node.targets
