@@ -588,6 +588,10 @@ class Calls(Part):
                 return receiver  # `model = self.eval()`: nn.Module's own, returning self
             callee = self.expressions.attribute_of(receiver, name, func)
             self.state.values[func] = callee
+            if _is_module_class(receiver.ref) and callee.kind is Kind.UNKNOWN:
+                computed = _computed_by_a_part(node, callee, args)
+                if computed is not None:
+                    return computed
             return self.call_value(node, callee, args)
         if kind is Kind.CLASS and isinstance(receiver.ref, ClassInfo):
             method = receiver.ref.methods.get(name)
@@ -796,7 +800,22 @@ class Calls(Part):
         self.state.record(
             ModuleCall(node, Operand(node.func, module), tuple(inputs), self.flow.function)
         )
-        return torch_model.module_output(module, inputs)
+        output = torch_model.module_output(module, inputs)
+        if output.kind is Kind.UNKNOWN and self._part_of_this_module(node):
+            return _computed_by_a_part(node, module, args) or output
+        return output
+
+    def _part_of_this_module(self, node: cst.Call) -> bool:
+        """``self.<name>(...)`` in a method of a module class."""
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        owner = self.state.values.get(func.value)
+        return (
+            owner is not None
+            and owner.kind in (Kind.INSTANCE, Kind.MODULE)
+            and _is_module_class(owner.ref)
+        )
 
     def _forward_inputs(
         self, module: Value, args: Args
@@ -806,6 +825,22 @@ class Calls(Part):
         if forward is None or args.starred or args.unpacked:
             return None
         return forward.inputs_given(args, self.functions.tensor_evidence(forward))
+
+
+def _computed_by_a_part(node: cst.Call, callee: Value, args: Args) -> Value | None:
+    """``self.encoder(x)`` in a module's method, with ``x`` an input of the module and
+    ``encoder`` something the analysis cannot see (a model given to ``__init__``): a
+    submodule moves with the module and a plain function computes where its input is, so
+    the result is on the module's device either way (and comes from the input)."""
+    if is_known(callee.device):
+        return None
+    for _, value in args.all():
+        if value.kind is Kind.TENSOR and value.device == MODULE_DEVICE and value.origin:
+            origin = Origin(
+                "computed by {} from an input of the module", value.origin.node, node.func
+            )
+            return Value(Kind.TENSOR, MODULE_DEVICE, origin)
+    return None
 
 
 def _sets_up_distributed(name: str | None) -> bool:

@@ -6,15 +6,25 @@ Joining a cpu tensor filled in there with the caller's tensor into "unknown"
 would hide the most common form of the bug: a default mask or label built on
 the cpu next to inputs on the GPU. So the join keeps the cpu tensor of the None
 path when it cannot say more; the finding is then about the default call.
+
+The same holds for any branch that makes a tensor without ``device=`` where the other
+path holds something the analysis cannot place or a tensor off the cpu (``if self.wide is
+not None: out = self.wide(x) else: out = torch.zeros(n)``): on that path the tensor is on
+the cpu, and a clash it meets later in the function holds there. Not under a test about
+devices (``use_cuda``, ``x.device.type == "cpu"``), whose paths each keep to their own
+device.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import libcst as cst
 
 from devlint.core.binder import Env
 from devlint.core.lattice import CPU, is_known
-from devlint.core.values import Kind, Value
+from devlint.core.syntax import words_in
+from devlint.core.values import NO_DEVICE, ONE_PATH, Kind, Value
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
@@ -61,3 +71,43 @@ def _cpu_tensor_of(none_path_is_true: bool, when_true: Value, when_false: Value)
     """The None path's value, when it is a cpu tensor."""
     filled = when_true if none_path_is_true else when_false
     return filled if filled.kind is Kind.TENSOR and filled.device == CPU else None
+
+
+def keep_made_without_device(
+    test: cst.BaseExpression, when_true: Env, when_false: Env, joined: Env
+) -> None:
+    """After an ``if`` whose one path makes a tensor without ``device=`` (a cpu tensor) where
+    the other holds a value of unknown place or a tensor it did not move there: the join
+    keeps the cpu tensor. The caller leaves out tests about accelerators
+    (``syntax.mentions_accelerator``); one naming the cpu is left out here."""
+    if _names_the_cpu(test):
+        return
+    for name, kept in list(joined.bindings.items()):
+        if is_known(kept.device):
+            continue
+        yes, no = when_true.bindings.get(name), when_false.bindings.get(name)
+        if yes is None or no is None:
+            continue
+        made = _made_without_device(yes, no) or _made_without_device(no, yes)
+        if made is not None:
+            joined.set(name, replace(made, ref=ONE_PATH))
+
+
+def _made_without_device(made: Value, other: Value) -> Value | None:
+    origin = made.origin
+    unplaced = other.kind is Kind.UNKNOWN or (other.kind is Kind.TENSOR and other.device != CPU)
+    if other.origin is not None and other.origin.verb.startswith("moved"):
+        return None  # `if flag: x = x.cuda()`: the test chooses where it lives
+    if (
+        made.kind is Kind.TENSOR
+        and made.device == CPU
+        and origin is not None
+        and origin.tag == NO_DEVICE
+        and unplaced
+    ):
+        return made
+    return None
+
+
+def _names_the_cpu(test: cst.BaseExpression) -> bool:
+    return any("cpu" in text.lower() for text, _ in words_in(test))

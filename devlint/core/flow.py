@@ -12,7 +12,7 @@ from devlint.core import torch_api, torch_model
 from devlint.core.binder import Env, Narrowing, join_envs
 from devlint.core.deferred_imports import deferred_imports
 from devlint.core.events import INDEX_PUT, DiscardedTransfer, Operand, OperandsMeet
-from devlint.core.filled_defaults import keep_filled_default
+from devlint.core.filled_defaults import keep_filled_default, keep_made_without_device
 from devlint.core.flags import Flag, flag_of
 from devlint.core.guards import (
     availability_test,
@@ -525,6 +525,8 @@ class Flow(Part):
         both = then_env is not None and else_env is not None
         if joined is not None and both:
             keep_filled_default(statement.test, then_env, else_env, joined)
+            if not facts.guarded:
+                keep_made_without_device(statement.test, then_env, else_env, joined)
         if flag is not None and joined is not None and both:
             positive, negative = (then_env, else_env) if flag.positive else (else_env, then_env)
             joined.record_split(flag, positive, negative)

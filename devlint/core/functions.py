@@ -16,7 +16,7 @@ import libcst as cst
 from devlint.core import torch_facts
 from devlint.core.binder import Env, attributes_of, join_envs
 from devlint.core.events import ArgumentsGiven, Event
-from devlint.core.lattice import CPU, MODULE_DEVICE, Symbol, is_known, is_placed
+from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, Symbol, is_known, is_placed
 from devlint.core.roles import EvaluatesExpressions, Frame, RunsStatements
 from devlint.core.scopes import Args, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
@@ -32,6 +32,7 @@ from devlint.core.tensor_evidence import TensorParameters, tensor_parameters
 from devlint.core.values import (
     CALL_RESULT,
     NONE_VALUE,
+    ONE_PATH,
     UNKNOWN_VALUE,
     Kind,
     Origin,
@@ -203,7 +204,9 @@ class Functions(Part):
     def _result(self, info: FunctionInfo, frame: Frame) -> Value:
         if frame.yields:
             return Value(Kind.ITERABLE, element=join_all(frame.yields))
-        return join_all(frame.returns) if frame.returns else NONE_VALUE
+        if not frame.returns:
+            return NONE_VALUE
+        return join_all([_as_returned(value) for value in frame.returns])
 
     def run_function(self, info: FunctionInfo, env: Env) -> Frame:
         """Run a function's body, then analyse the functions it defines."""
@@ -338,6 +341,12 @@ class Functions(Part):
         if is_loader_name(name):
             return Value(Kind.LOADER, CPU, None)
         return UNKNOWN_VALUE
+
+
+def _as_returned(value: Value) -> Value:
+    """What a caller gets: a cpu tensor that only one path of an ``if`` made is no longer
+    known to be on the cpu once the function returns it (``core.filled_defaults``)."""
+    return value.with_device(UNKNOWN, None) if value.ref is ONE_PATH else value
 
 
 def _qualified(scope: Env, written: str) -> str | None:

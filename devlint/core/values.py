@@ -340,6 +340,9 @@ def _wraps_the_other(a: Value, b: Value) -> bool:
 
 USED_AS_MODULE = "used as a module"  # ``ref`` of a model whose class is defined elsewhere
 CALL_RESULT = Marker("call result")  # ``ref`` of the unknown result of a call (a module?)
+ONE_PATH = Marker("made on one path")
+"""``ref`` of a cpu tensor an ``if`` made on one of its paths and the join kept: it holds on
+that path within the function, not as what the function returns."""
 
 
 def used_as_module(value: Value) -> Value:
