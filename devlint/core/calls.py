@@ -586,6 +586,8 @@ class Calls(Part):
                 return self.functions.call_function(method, args, receiver)
             if _is_module_class(receiver.ref) and torch_model.returns_the_module(name):
                 return receiver  # `model = self.eval()`: nn.Module's own, returning self
+            if _is_module_class(receiver.ref) and name in torch_facts.TENSORS_OF_A_MODULE:
+                return torch_model.module_method(_as_placed_module(receiver), name)
             callee = self.expressions.attribute_of(receiver, name, func)
             self.state.values[func] = callee
             if _is_module_class(receiver.ref) and callee.kind is Kind.UNKNOWN:
@@ -911,6 +913,13 @@ def as_module(instance: Value) -> Value:
     """A module class's ``self`` as the module it is."""
     info = instance.ref
     return Value(Kind.MODULE, instance.device, instance.origin, stateful=info.stateful, ref=info)
+
+
+def _as_placed_module(instance: Value) -> Value:
+    """``self`` in a module class's method, as the module whose tensors ``self.parameters()``
+    gives: where it was placed, or the module's device when nothing is known of it."""
+    device = instance.device if is_known(instance.device) else MODULE_DEVICE
+    return as_module(instance).with_device(device, instance.origin)
 
 
 def _runs_on_the_instance(method: cst.FunctionDef, device: Device) -> bool:

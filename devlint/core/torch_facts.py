@@ -150,6 +150,11 @@ MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "to
 """Modules that hold the modules they are given: stateful when a member is."""
 MODULE_DICT = "torch.nn.ModuleDict"
 """``nn.ModuleDict``'s qualified name: its members are read as attributes (``self.heads.cls``)."""
+MODULE_TENSORS = frozenset({"parameters", "buffers"})
+"""``model.parameters()``, ``model.buffers()``: the module's tensors, on its device."""
+NAMED_MODULE_TENSORS = frozenset({"named_parameters", "named_buffers"})
+"""``model.named_parameters()``: (name, tensor) pairs, the tensors on the module's device."""
+TENSORS_OF_A_MODULE = MODULE_TENSORS | NAMED_MODULE_TENSORS
 MODULE_DICT_API = frozenset({"items", "keys", "values", "get", "pop", "update", "clear"})
 """``nn.ModuleDict``'s own methods; any other attribute is one of its members."""
 MODULE_ONLY_METHODS = frozenset(

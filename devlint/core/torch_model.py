@@ -300,9 +300,9 @@ def module_method(module: Value, name: str) -> Value:
     """What ``model.<name>()`` returns for nn.Module's own methods (not ``forward``)."""
     if name in torch_facts.RETURNS_THE_MODULE:
         return module
-    if name in ("parameters", "buffers"):
+    if name in torch_facts.MODULE_TENSORS:
         return Value(Kind.ITERABLE, element=Value(Kind.TENSOR, module.device, module.origin))
-    if name in ("named_parameters", "named_buffers"):
+    if name in torch_facts.NAMED_MODULE_TENSORS:
         pair = Value(
             Kind.SEQUENCE,
             items=(Value(Kind.STRING), Value(Kind.TENSOR, module.device, module.origin)),

@@ -176,6 +176,10 @@ def truth(value: Value) -> bool | None:
     return None
 
 
+_ITERATED = frozenset({Kind.ITERABLE, Kind.SEQUENCE})
+"""Two kinds a ``for`` loop reads alike: an iterable on one path, a list on the other."""
+
+
 def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
     """Least upper bound of two values at a merge point."""
     if a is b:
@@ -184,6 +188,9 @@ def join_values(a: Value, b: Value, *, guarded: bool = False) -> Value:
         return b
     if b.kind is Kind.NONE:
         return a
+    if {a.kind, b.kind} == _ITERATED:  # `named_parameters()` or a list of some of them
+        element = join_values(element_of(a), element_of(b), guarded=guarded)
+        return Value(Kind.ITERABLE, element=element)
     if a.kind is not b.kind:
         return _join_module_like(a, b, guarded)
     if a.kind is Kind.SEQUENCE and (a.items == () or b.items == ()):
