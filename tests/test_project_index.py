@@ -310,3 +310,58 @@ def test_a_caller_that_cannot_be_parsed_is_read_again_once_it_changes(root: Path
     (root / "load.py").write_text(CALLER)
     index.refresh()
     assert _given(index, root) == [[("poses", "cpu")]]
+
+
+WRITER = "import torch\n\n\ndef save(model, path):\n    torch.save(model.state_dict(), path)\n"
+
+
+def _writers(index: ProjectIndex, root: Path) -> list[str] | None:
+    """The files ``checkpoint_writers`` analysed for ``demo.py``, by name."""
+    found = index.importer_for(root / "demo.py").checkpoint_writers()
+    return None if found is None else sorted(writer.name for writer in found)
+
+
+def test_the_files_that_may_write_checkpoints_are_those_naming_torch_and_save(
+    root: Path,
+) -> None:
+    """A test writes files for itself, and the loading file is no writer of its own."""
+    (root / "demo.py").write_text(WRITER)
+    (root / "train.py").write_text(WRITER)
+    (root / "test_train.py").write_text(WRITER)
+    (root / "plots.py").write_text("import matplotlib\n\n\ndef save(figure):\n    figure.save()\n")
+    (root / "data.py").write_text("import torch\n\n\ndef load(path):\n    return torch.load(path)\n")
+    assert _writers(index_of(root), root) == ["train.py"]
+
+
+def test_checkpoint_writers_are_unknown_past_a_number_of_files(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "demo.py").write_text("")
+    (root / "train.py").write_text(WRITER)
+    (root / "export.py").write_text(WRITER)
+    monkeypatch.setattr(project_index, "MAX_WRITER_FILES", 1)
+    assert _writers(index_of(root), root) is None
+    monkeypatch.setattr(project_index, "MAX_WRITER_FILES", 2)
+    assert _writers(index_of(root), root) == ["export.py", "train.py"]
+
+
+def test_a_writer_is_analysed_again_only_when_it_changes(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "demo.py").write_text("")
+    (root / "train.py").write_text(WRITER)
+    index = index_of(root)
+    analysed: list[str] = []
+    monkeypatch.setattr(
+        project_index,
+        "analyse",
+        lambda module, *args: analysed.append(module.code) or analyse(module, *args),
+    )
+    assert _writers(index, root) == ["train.py"]
+    index.refresh()
+    assert _writers(index, root) == ["train.py"]
+    assert analysed == [WRITER]
+    (root / "train.py").write_text(WRITER + "\n\nEPOCHS = 2\n")
+    index.refresh()
+    assert _writers(index, root) == ["train.py"]
+    assert analysed == [WRITER, WRITER + "\n\nEPOCHS = 2\n"]

@@ -14,7 +14,7 @@ import libcst as cst
 from devlint.config import Settings
 from devlint.core.calls import Calls
 from devlint.core.classes import Classes
-from devlint.core.events import Facts
+from devlint.core.events import Facts, ProjectFiles
 from devlint.core.expressions import Expressions
 from devlint.core.flow import Flow
 from devlint.core.functions import Functions
@@ -23,7 +23,7 @@ from devlint.core.state import AnalysisState
 from devlint.core.wrappers import Wrappers
 
 
-def analyse(module: cst.Module, settings: Settings, importer: Importer | None = None) -> Facts:
+def analyse(module: cst.Module, settings: Settings, importer: ProjectFiles | None = None) -> Facts:
     """Analyse one parsed file; the facts are shared by every rule. ``importer`` finds the
     project modules it imports (without one, every import is outside the file's view)."""
     state = AnalysisState(module, frozenset(settings.device_names), importer=importer)

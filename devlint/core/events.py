@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import libcst as cst
 
+from devlint.core.imports import Importer
 from devlint.core.lattice import UNKNOWN, Device
 from devlint.core.positions import NotInModule, Positions
 from devlint.core.values import Value
 from devlint.diagnostic import Severity
 
 if TYPE_CHECKING:
-    from devlint.core.imports import Importer, ModuleScope
+    from devlint.core.imports import ModuleScope
     from devlint.core.scopes import FunctionInfo
 
 
@@ -279,6 +280,26 @@ class _FileLayout:
 FILE_LAYOUT: Layout = _FileLayout()
 
 
+class ProjectFiles(Importer, Protocol):
+    """What a file's rules may ask of the rest of its project, beyond what its imports
+    name."""
+
+    def checkpoint_writers(self) -> list[AnalysedFile] | None:
+        """The analyses of the project's other files that may write checkpoints (their code
+        names ``torch`` and ``save``), test modules left out (None: not known)."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class AnalysedFile:
+    """Another file of the project, analysed: ``name`` is how messages name it (its path
+    from the project's root), ``path`` where it is."""
+
+    name: str
+    path: str
+    facts: Facts
+
+
 @dataclass(eq=False)
 class Facts:
     """Everything rules may ask about one analysed file."""
@@ -295,7 +316,7 @@ class Facts:
     sets_cuda_device: bool = False  # the file calls torch.cuda.set_device
     places_tensors: bool = False  # the file moves tensors, reads `.device`, passes `device=`
     test_module: bool = False  # a pytest module: nothing imports it
-    importer: Importer | None = None  # what the project's other files hold, when known
+    importer: ProjectFiles | None = None  # what the project's other files hold, when known
     values: dict[cst.CSTNode, Value] = field(default_factory=dict)
     imported: list[ModuleScope] = field(default_factory=list)  # project modules it reached
     layout: Layout = field(default_factory=lambda: FILE_LAYOUT, repr=False)

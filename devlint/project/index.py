@@ -23,7 +23,7 @@ import libcst as cst
 
 from devlint.config import Settings
 from devlint.core.analysis import analyse, summarise
-from devlint.core.events import ArgumentsGiven, Facts
+from devlint.core.events import AnalysedFile, ArgumentsGiven, Facts
 from devlint.core.imports import Given, ModuleScope
 from devlint.inputs.decoding import decode_source
 from devlint.inputs.limits import complexity_problem
@@ -51,6 +51,12 @@ its modules are what its next files import."""
 MAX_CALLER_FILES = 16
 """Files that mention a function analysed at most to learn what its calls give it: a name
 more files mention (``step``, ``encode``) is too common to follow (its callers stay unknown)."""
+
+MAX_WRITER_FILES = 16
+"""Files that may write checkpoints analysed at most to learn where a load's file comes from:
+past it (a project saving everywhere), where the file comes from stays unknown."""
+WRITER_NAMES = ("torch", "save")
+"""What a file that calls ``torch.save`` mentions (``import torch`` and ``torch.save(...)``)."""
 
 Stamp = tuple[int, int] | str
 """What a module's text was read from: (mtime_ns, size) on disk, or an editor's text."""
@@ -100,6 +106,15 @@ class _Calls:
 
 
 @dataclass(eq=False)
+class _Analysed:
+    """One file's analysis (None: it could not be analysed), and the files it read, each with
+    what it was read from (``ProjectIndex._stamp``)."""
+
+    facts: Facts | None
+    read: list[tuple[Path, Stamp | None]]
+
+
+@dataclass(eq=False)
 class _Entry:
     scope: ModuleScope | None
     stamp: Stamp | None
@@ -126,6 +141,8 @@ class ProjectIndex:
     mentions: ProjectMentions | None = None  # made at the first question
     _calls: dict[Path, _Calls] = field(default_factory=dict)
     """The calls each file's code makes, as of the files its analysis read."""
+    _writers: dict[Path, _Analysed] = field(default_factory=dict)
+    """The analyses of files that may write checkpoints, as of the files they read."""
 
     def mentioned(self, name: str) -> bool | None:
         """Whether the project's code mentions ``name`` (``ProjectMentions``)."""
@@ -159,6 +176,39 @@ class ProjectIndex:
                 ):
                     found.append(call.given)
         return found
+
+    def checkpoint_writers(self, path: Path) -> list[AnalysedFile] | None:
+        """The analyses of the files other than ``path`` whose code may write checkpoints
+        (it names ``torch`` and ``save``), each analysed again only when it or what it
+        imports changed. Test modules are left out (a test writes files for itself). None
+        when too many files may write, or one of them cannot be analysed."""
+        files = self._mentions().mentioning_all(WRITER_NAMES)
+        if files is None:
+            return None
+        writers = [file for file in files if file != path and not is_test_module(str(file))]
+        if len(writers) > MAX_WRITER_FILES:
+            return None
+        found = []
+        for writer in writers:
+            facts = self._analysis_of(writer)
+            if facts is None:
+                return None
+            found.append(AnalysedFile(self._name(writer), str(writer), facts))
+        return found
+
+    def _analysis_of(self, path: Path) -> Facts | None:
+        known = self._writers.get(path)
+        if known is not None and all(self._stamp(file) == stamp for file, stamp in known.read):
+            return known.facts
+        self._writers[path] = _Analysed(None, [])  # reached again while it is analysed: unknown
+        module = self._parse(path)[0]
+        importer = self.importer_for(path)
+        facts = None
+        with contextlib.suppress(Exception):  # a file devlint cannot analyse stays unknown
+            if module is not None:
+                facts = analyse(module, self.settings, importer)
+        self._writers[path] = _Analysed(facts, self._stamps(path, importer.files))
+        return facts
 
     def note_calls(
         self, path: Path, calls: list[ArgumentsGiven] | None, imported: list[Path]
@@ -402,6 +452,12 @@ class FileImporter:
         ``line``; the answer rests on every file."""
         self.asked = True
         return self.index.calls_into(self.path, name, line)
+
+    def checkpoint_writers(self) -> list[AnalysedFile] | None:
+        """The analyses of the project's other files that may write checkpoints; the answer
+        rests on every file."""
+        self.asked = True
+        return self.index.checkpoint_writers(self.path)
 
     def linted(self, facts: Facts) -> None:
         """The importing file's analysis is done: the calls it makes into other files are

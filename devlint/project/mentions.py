@@ -76,6 +76,18 @@ class ProjectMentions:
             return None
         return [path for path, scanned in self._files.items() if scanned.counts[name] > 0]
 
+    def mentioning_all(self, names: tuple[str, ...]) -> list[Path] | None:
+        """The files whose code mentions every one of ``names``; None when the project could
+        not be scanned."""
+        self._scan()
+        if self._too_large:
+            return None
+        return [
+            path
+            for path, scanned in self._files.items()
+            if all(scanned.counts[name] > 0 for name in names)
+        ]
+
     def files(self) -> list[tuple[Path, str]]:
         """The files scanned, with the digests of what was read: an answer rests on all."""
         self._scan()

@@ -13,7 +13,7 @@ from devlint.core.lattice import CPU, is_known
 from devlint.rulekit.loaded_values import LoadedValues, in_scope
 from devlint.core.syntax import descendants, dotted_name, last_name, root_name, string_value
 from devlint.core.values import Kind, Value
-from devlint.diagnostic import Severity
+from devlint.diagnostic import RelatedPlace, Severity
 from devlint.rulekit.fixes import ancestors, is_bound_at, with_keyword
 from devlint.rulekit.message import Message, place
 from devlint.rulekit.offloaded_state import OffloadedState
@@ -29,13 +29,16 @@ class LoadWithoutMapLocation(Rule):
     are (not moved to the CPU), in a file that chooses its device at run time
     (`torch.cuda.is_available()`, a "cuda if available" device, a `device`
     argument or `args.device`) or whose writer saves a module's
-    `state_dict()` (the module is wherever its user placed it). Also a load in
-    a function that takes a `map_location` parameter and does not pass it on.
+    `state_dict()` (the module is wherever its user placed it). Where nothing in
+    the file writes, another file of the project that saves a module's
+    `state_dict()` as it is (a training script's checkpoints, read back by a
+    demo) counts as the writer, in a file that chooses its device at run time.
+    Also a load in a function that takes a `map_location` parameter and does
+    not pass it on.
 
     It stays silent where the code gives no reason to believe the file holds
-    device tensors: weights nothing in the file writes (a path the user gives,
-    a released download, a file another module's writer may save as `.cpu()`
-    copies: whether they hold CUDA tensors is unknown), vocabularies,
+    device tensors: weights nothing in the project writes (a path the user gives,
+    a released download: whether they hold CUDA tensors is unknown), vocabularies,
     statistics and Python values; for
     `torch.load(*args, **kwargs)` wrappers whose callers may pass
     `map_location`, for a load that runs only `if torch.cuda.is_available()` or
@@ -167,7 +170,7 @@ def _reason_to_report(file: _File, load: cst.Call) -> tuple[Message, str | None]
         reason = f"`{scope.name.value}` takes `map_location` (" + line + ") but ignores it"
         found: tuple[Message, str | None] | None = (reason, "map_location")
     else:
-        found = _written_on_device(file, scope, load)
+        found = _written_on_device(file, scope, load) or _written_elsewhere(file, scope, load)
     if found is None or _written_on_cpu(file, load) or _reads_back_own_file(file, scope, load):
         return None
     return None if _guarded(file, load) else found
@@ -191,6 +194,37 @@ def _written_on_device(
     if facts.runtime_device:
         return contents + ", " + saved + ", and this file picks its device at run time", None
     return contents + ", " + saved + " (a module's state, on whichever device the module is)", None
+
+
+def _written_elsewhere(
+    file: _File, scope: cst.CSTNode, load: cst.Call
+) -> tuple[Message, None] | None:
+    """No code of this file writes what ``load`` reads, but another file of the project saves
+    a module's state as it is (a training script's checkpoints, read back by a demo or an
+    evaluation script that picks its device at run time): the tensors are on whichever
+    device the module was on there. Only with no writer here at all: a file this file
+    writes is its own."""
+    facts = file.facts
+    if facts.importer is None or not facts.runtime_device or file.saves:
+        return None
+    contents = _contents(file, scope, load)
+    if contents is None:
+        return None
+    names = file_names(path_argument(load, 0))
+    for other in facts.importer.checkpoint_writers() or ():
+        written = _File(other.facts)
+        for save in written.saves:
+            if names and not names & file_names(path_argument(save.node, 1)):
+                continue  # it names another file, or a name this load does not
+            if _saves_cpu_copies(written, save.node) or _saves_a_load(written, save.node):
+                continue
+            if not _saves_module_state(written, save.node):
+                continue
+            line = other.facts.line_of(save.node)
+            where = Message(f"{other.name}:{line}", (RelatedPlace(other.path, line),))
+            saved = "the project writes it at " + where + " without moving it to the CPU"
+            return contents + ", " + saved + ", and this file picks its device at run time", None
+    return None
 
 
 def _passes_unpacked_arguments(load: cst.Call) -> bool:
