@@ -329,7 +329,8 @@ def test_the_files_that_may_write_checkpoints_are_those_naming_torch_and_save(
     (root / "train.py").write_text(WRITER)
     (root / "test_train.py").write_text(WRITER)
     (root / "plots.py").write_text("import matplotlib\n\n\ndef save(figure):\n    figure.save()\n")
-    (root / "data.py").write_text("import torch\n\n\ndef load(path):\n    return torch.load(path)\n")
+    reader = "import torch\n\n\ndef read(path):\n    return torch.load(path)\n"
+    (root / "data.py").write_text(reader)
     assert _writers(index_of(root), root) == ["train.py"]
 
 
