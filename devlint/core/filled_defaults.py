@@ -23,7 +23,7 @@ import libcst as cst
 
 from devlint.core.binder import Env
 from devlint.core.lattice import CPU, is_known
-from devlint.core.syntax import words_in
+from devlint.core.syntax import descendants, words_in
 from devlint.core.values import NO_DEVICE, ONE_PATH, Kind, Value
 
 
@@ -74,36 +74,41 @@ def _cpu_tensor_of(none_path_is_true: bool, when_true: Value, when_false: Value)
 
 
 def keep_made_without_device(
-    test: cst.BaseExpression, when_true: Env, when_false: Env, joined: Env
+    statement: cst.If, when_true: Env, when_false: Env, joined: Env
 ) -> None:
     """After an ``if`` whose one path makes a tensor without ``device=`` (a cpu tensor) where
     the other holds a value of unknown place or a tensor it did not move there: the join
     keeps the cpu tensor. The caller leaves out tests about accelerators
     (``syntax.mentions_accelerator``); one naming the cpu is left out here."""
-    if _names_the_cpu(test):
+    if _names_the_cpu(statement.test):
         return
     for name, kept in list(joined.bindings.items()):
-        if is_known(kept.device):
+        if is_known(kept.device) or "." in name:  # a local, not a module's attribute
             continue
         yes, no = when_true.bindings.get(name), when_false.bindings.get(name)
         if yes is None or no is None:
             continue
-        made = _made_without_device(yes, no) or _made_without_device(no, yes)
+        made = _made_without_device(yes, no, statement.body)
+        if made is None and statement.orelse is not None:
+            made = _made_without_device(no, yes, statement.orelse)
         if made is not None:
             joined.set(name, replace(made, ref=ONE_PATH))
 
 
-def _made_without_device(made: Value, other: Value) -> Value | None:
+def _made_without_device(made: Value, other: Value, branch: cst.CSTNode) -> Value | None:
+    """``made``, when the branch made it without ``device=`` (not a value it was handed)."""
     origin = made.origin
     unplaced = other.kind is Kind.UNKNOWN or (other.kind is Kind.TENSOR and other.device != CPU)
     if other.origin is not None and other.origin.verb.startswith("moved"):
         return None  # `if flag: x = x.cuda()`: the test chooses where it lives
     if (
         made.kind is Kind.TENSOR
+        and made.ref is None  # not a parameter or buffer
         and made.device == CPU
         and origin is not None
         and origin.tag == NO_DEVICE
         and unplaced
+        and any(node is origin.node for node in descendants(branch))
     ):
         return made
     return None

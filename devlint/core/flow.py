@@ -526,7 +526,7 @@ class Flow(Part):
         if joined is not None and both:
             keep_filled_default(statement.test, then_env, else_env, joined)
             if not facts.guarded:
-                keep_made_without_device(statement.test, then_env, else_env, joined)
+                keep_made_without_device(statement, then_env, else_env, joined)
         if flag is not None and joined is not None and both:
             positive, negative = (then_env, else_env) if flag.positive else (else_env, then_env)
             joined.record_split(flag, positive, negative)
