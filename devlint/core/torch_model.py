@@ -185,6 +185,8 @@ def tensor_from_data(qualname: str, node: cst.Call, args: Args, device: Device |
     as_tensor = qualname in ("torch.as_tensor", "torch.asarray")
     if as_tensor and data and device is None and is_tensor_like(data[1]):
         return data[1]
+    if qualname == "torch.Tensor" and len(args.positional) == 1 and data[1].kind is Kind.TENSOR:
+        return data[1]  # `torch.Tensor(t)` of a tensor: an alias of it, on its device
     if qualname == "torch.tensor" and data and device is None and is_tensor_like(data[1]):
         # a copy of a tensor, on its device ("If None and data is a tensor then the device
         # of data is used"), with its dimensions
