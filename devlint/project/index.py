@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import libcst as cst
 
@@ -60,6 +62,7 @@ WRITER_NAMES = ("torch", "save")
 
 Stamp = tuple[int, int] | str
 """What a module's text was read from: (mtime_ns, size) on disk, or an editor's text."""
+T = TypeVar("T")
 
 
 _INDEXES: dict[tuple[Path, Settings], ProjectIndex] = {}
@@ -97,20 +100,11 @@ def index_of(
 
 
 @dataclass(eq=False)
-class _Calls:
-    """The calls one file's code makes (None: it could not be analysed), and the files its
-    analysis read, each with what it was read from (``ProjectIndex._stamp``)."""
+class _Kept(Generic[T]):
+    """What was learnt from one file's analysis (None: it could not be analysed), and the
+    files that analysis read, each with what it was read from (``ProjectIndex._stamp``)."""
 
-    calls: list[ArgumentsGiven] | None
-    read: list[tuple[Path, Stamp | None]]
-
-
-@dataclass(eq=False)
-class _Analysed:
-    """One file's analysis (None: it could not be analysed), and the files it read, each with
-    what it was read from (``ProjectIndex._stamp``)."""
-
-    facts: Facts | None
+    value: T | None
     read: list[tuple[Path, Stamp | None]]
 
 
@@ -139,9 +133,9 @@ class ProjectIndex:
     _linted_lines: int = 0
     _module_lines: int = 0  # of the modules in ``_entries``
     mentions: ProjectMentions | None = None  # made at the first question
-    _calls: dict[Path, _Calls] = field(default_factory=dict)
+    _calls: dict[Path, _Kept[list[ArgumentsGiven]]] = field(default_factory=dict)
     """The calls each file's code makes, as of the files its analysis read."""
-    _writers: dict[Path, _Analysed] = field(default_factory=dict)
+    _writers: dict[Path, _Kept[Facts]] = field(default_factory=dict)
     """The analyses of files that may write checkpoints, as of the files they read."""
 
     def mentioned(self, name: str) -> bool | None:
@@ -197,42 +191,38 @@ class ProjectIndex:
         return found
 
     def _analysis_of(self, path: Path) -> Facts | None:
-        known = self._writers.get(path)
-        if known is not None and all(self._stamp(file) == stamp for file, stamp in known.read):
-            return known.facts
-        self._writers[path] = _Analysed(None, [])  # reached again while it is analysed: unknown
-        module = self._parse(path)[0]
-        importer = self.importer_for(path)
-        facts = None
-        with contextlib.suppress(Exception):  # a file devlint cannot analyse stays unknown
-            if module is not None:
-                facts = analyse(module, self.settings, importer)
-        self._writers[path] = _Analysed(facts, self._stamps(path, importer.files))
-        return facts
+        return self._kept_or_analysed(self._writers, path, lambda facts: facts)
 
     def note_calls(
         self, path: Path, calls: list[ArgumentsGiven] | None, imported: list[Path]
     ) -> None:
         """The calls that the lint of ``path`` saw, its analysis having read ``imported``:
         what a later question of ``calls_into`` would analyse the file again to learn."""
-        self._calls[path] = _Calls(calls, self._stamps(path, imported))
+        self._calls[path] = _Kept(calls, self._stamps(path, imported))
 
     def _calls_made_by(self, path: Path) -> list[ArgumentsGiven] | None:
-        """The calls ``path``'s code makes, analysed again only when it or a file its
-        analysis read changed (an editor asks at every lint)."""
-        known = self._calls.get(path)
+        """The calls ``path``'s code makes (a file devlint cannot parse or analyse calls
+        nothing it knows of)."""
+        return self._kept_or_analysed(self._calls, path, lambda facts: facts.of(ArgumentsGiven))
+
+    def _kept_or_analysed(
+        self, kept: dict[Path, _Kept[T]], path: Path, learn: Callable[[Facts], T]
+    ) -> T | None:
+        """What ``learn`` takes from ``path``'s analysis, analysed again only when it or a
+        file its analysis read changed (an editor asks at every lint); None, until it
+        changes, when it cannot be parsed or analysed."""
+        known = kept.get(path)
         if known is not None and all(self._stamp(file) == stamp for file, stamp in known.read):
-            return known.calls
-        self._calls[path] = _Calls(None, [])  # reached again while it is analysed: unknown
+            return known.value
+        kept[path] = _Kept(None, [])  # reached again while it is analysed: unknown
         module = self._parse(path)[0]
         importer = self.importer_for(path)
-        calls = None
-        # a file devlint cannot parse or analyse calls nothing it knows of
+        value = None
         with contextlib.suppress(Exception):
             if module is not None:
-                calls = analyse(module, self.settings, importer).of(ArgumentsGiven)
-        self.note_calls(path, calls, importer.files)  # unknown until it changes
-        return calls
+                value = learn(analyse(module, self.settings, importer))
+        kept[path] = _Kept(value, self._stamps(path, importer.files))
+        return value
 
     def _stamps(self, path: Path, imported: list[Path]) -> list[tuple[Path, Stamp | None]]:
         """``path`` and the modules its analysis read, each with what it was read from."""
