@@ -82,8 +82,15 @@ def keep_made_without_device(
     (``syntax.mentions_accelerator``); one naming the cpu is left out here."""
     if _names_the_cpu(statement.test):
         return
-    for name, kept in list(joined.bindings.items()):
-        if is_known(kept.device) or "." in name:  # a local, not a module's attribute
+    made_here = {  # the one check every binding of a join pays: most joins have none
+        name
+        for env in (when_true, when_false)
+        for name, value in env.bindings.items()
+        if value.origin is not None and value.origin.tag == NO_DEVICE
+    }
+    for name in made_here:
+        kept = joined.bindings.get(name)
+        if kept is None or is_known(kept.device) or "." in name:  # a local, not an attribute
             continue
         yes, no = when_true.bindings.get(name), when_false.bindings.get(name)
         if yes is None or no is None:
