@@ -155,16 +155,13 @@ class ClassInfo(Referent):
 
     def settle_now(self) -> None:
         """Analyse ``__init__`` now if nothing has asked for what it sets yet."""
-        self._settled()
-
-    def _settled(self) -> None:
         if self.settle is not None:
             settle, self.settle = self.settle, None  # what it reads of this class: as it is
             settle()
 
     @property
     def attrs(self) -> dict[str, Value]:
-        self._settled()
+        self.settle_now()
         return self._attrs
 
     @attrs.setter
@@ -173,7 +170,7 @@ class ClassInfo(Referent):
 
     @property
     def stateful(self) -> bool | None:
-        self._settled()
+        self.settle_now()
         return self._stateful
 
     @stateful.setter
@@ -182,7 +179,7 @@ class ClassInfo(Referent):
 
     @property
     def moves_itself(self) -> bool:
-        self._settled()
+        self.settle_now()
         return self._moves_itself
 
     @moves_itself.setter
@@ -191,7 +188,7 @@ class ClassInfo(Referent):
 
     @property
     def placed(self) -> Value | None:
-        self._settled()
+        self.settle_now()
         return self._placed
 
     @placed.setter

@@ -216,7 +216,7 @@ def _written_elsewhere(
         for save in written.saves:
             if names and not names & file_names(path_argument(save.node, 1)):
                 continue  # it names another file, or a name this load does not
-            if _saves_cpu_copies(written, save.node) or _saves_a_load(written, save.node):
+            if _keeps_no_device_tensors(written, save.node):
                 continue
             if not _saves_module_state(written, save.node):
                 continue
@@ -392,12 +392,18 @@ def _device_writer(file: _File, load: cst.Call) -> cst.Call | None:
         written = file_names(path_argument(save.node, 1))
         if names and written and not names & written:
             continue  # it names another file
-        if _saves_cpu_copies(file, save.node) or _saves_a_load(file, save.node):
+        if _keeps_no_device_tensors(file, save.node):
             continue
         if _fixture_of(file, save.node, load):
             continue
         return save.node
     return None
+
+
+def _keeps_no_device_tensors(file: _File, save: cst.Call) -> bool:
+    """The writer saves CPU copies, or rewrites a checkpoint it loaded (which says nothing
+    of the devices it holds)."""
+    return _saves_cpu_copies(file, save) or _saves_a_load(file, save)
 
 
 def _fixture_of(file: _File, save: cst.Call, load: cst.Call) -> bool:
