@@ -61,6 +61,16 @@ def test_a_cpu_zero_dim_tensor_and_python_scalars_may_join_a_cuda_op(gpus):
     assert torch.where(x > 0, x, 0.0).device.type == "cuda"
 
 
+def test_a_composite_without_the_generated_check_leaves_it_to_its_pointwise_ops(gpus):
+    """Seen on an H200: BCEWithLogitsLoss takes a 0-dim CPU pos_weight beside CUDA logits
+    (``device_check: NoCheck``), and a 1-element one fails in the ops it runs."""
+    logits, targets = torch.randn(4, 1, device="cuda"), torch.ones(4, 1, device="cuda")
+    loss = F.binary_cross_entropy_with_logits(logits, targets, pos_weight=torch.tensor(3.0))
+    assert loss.device.type == "cuda"
+    with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cpu!"):
+        F.binary_cross_entropy_with_logits(logits, targets, pos_weight=torch.tensor([3.0]))
+
+
 def test_two_cpu_scalars_in_one_cuda_kernel_are_refused(gpus):
     x = torch.ones(3, device="cuda")
     with pytest.raises(RuntimeError, match="too many CPU scalars"):

@@ -11,6 +11,7 @@ import torch
 
 from devlint.harness import observe
 from devlint.harness.emulator import emulated
+from devlint.harness.emulator.state import FORKED_AFTER_INIT
 
 pytestmark = pytest.mark.slow  # runs torch programs or installs packages (docs/testing.md)
 
@@ -155,6 +156,44 @@ def test_the_cuda_queries_answer_for_the_virtual_gpus(gpus):
     assert torch.accelerator.is_available() and torch.accelerator.device_count() == 2
 
 
+def test_device_properties_of_a_missing_gpu_fail_as_torch_cuda_does(gpus):
+    """``get_device_properties`` asserts the index (seen on an H200 through DataParallel)."""
+    assert torch.cuda.get_device_capability(1)
+    with pytest.raises(AssertionError, match="Invalid device id"):
+        torch.cuda.get_device_properties(2)
+    with pytest.raises(AssertionError, match="Invalid device id"):
+        nn.DataParallel(nn.Linear(2, 2).cuda(), device_ids=[0, 2])
+
+
+def test_each_gpu_has_a_default_generator_whose_state_is_a_host_tensor(gpus):
+    """``torch.cuda.get_rng_state(i)`` indexes ``default_generators`` (Lightning's
+    ``isolate_rng`` failed with an IndexError here before, and not on an H200)."""
+    assert len(torch.cuda.default_generators) == 2
+    state = torch.cuda.default_generators[1].get_state()
+    assert state.device.type == "cpu" and state.dtype == torch.uint8
+
+
+def test_constructors_given_a_gpu_tensor_and_the_host_copy_it_there(gpus):
+    """Seen on an H200: ``device="cpu"`` wins over the data's device (issue 35, item 1)."""
+    gpu = torch.ones(2, device="cuda", requires_grad=True)
+    for made in (torch.as_tensor(gpu, device="cpu"), torch.asarray(gpu, device="cpu")):
+        assert made.device.type == "cpu" and (made + torch.ones(2)).device.type == "cpu"
+    copied = torch.tensor(gpu, device="cpu", requires_grad=True)
+    assert copied.device.type == "cpu" and copied.is_leaf and copied.requires_grad
+    assert torch.as_tensor(gpu).device.type == "cuda"
+
+
+def test_the_gradient_of_a_moved_tensor_goes_back_to_its_device(gpus):
+    """Seen on an H200: a host leaf used on the GPU gets a host gradient, and a GPU leaf used on
+    the host a GPU one, so an optimizer steps each where it is."""
+    host_leaf = torch.ones(3, requires_grad=True)
+    gpu_leaf = torch.ones(3, device="cuda:1", requires_grad=True)
+    ((host_leaf.cuda() * 2).sum() + (gpu_leaf.cpu() * 3).sum()).backward()
+    assert host_leaf.grad.device.type == "cpu" and host_leaf.grad.tolist() == [2.0] * 3
+    assert gpu_leaf.grad.device == torch.device("cuda:1") and gpu_leaf.grad.tolist() == [3.0] * 3
+    torch.optim.SGD([host_leaf, gpu_leaf], lr=0.1).step()
+
+
 def test_cuda_visible_devices_hides_gpus(monkeypatch):
     from devlint.harness.launch import visible_gpus
 
@@ -200,6 +239,52 @@ def test_cuda_in_a_forked_loader_worker_fails(gpus):
     loader = DataLoader(OnDevice(), batch_size=2, num_workers=1, multiprocessing_context="fork")
     with pytest.raises(RuntimeError, match="Cannot re-initialize CUDA in forked subprocess"):
         next(iter(loader))
+
+
+@pytest.mark.parametrize("nvml_check", ["", "1"])
+def test_asking_is_available_before_the_workers_fork_poisons_them(gpus, monkeypatch, nvml_check):
+    """``torch.cuda.is_available()`` asks the CUDA runtime, which initialises the driver: a
+    forked worker cannot use CUDA (seen on an H200), unless the NVML check is asked for."""
+    from torch.utils.data import DataLoader
+
+    monkeypatch.setenv("PYTORCH_NVML_BASED_CUDA_CHECK", nvml_check)
+    assert torch.cuda.is_available()
+    loader = DataLoader(
+        [torch.ones(2)] * 4,
+        batch_size=2,
+        num_workers=1,
+        multiprocessing_context="fork",
+        collate_fn=lambda samples: torch.stack(samples).to("cuda").device.type,
+    )
+    if nvml_check:
+        assert next(iter(loader)) == "cuda"
+    else:
+        with pytest.raises(RuntimeError, match="Cannot re-initialize CUDA in forked subprocess"):
+            next(iter(loader))
+
+
+def test_a_forked_child_fails_in_the_runtime_on_device_memory_its_parent_made(gpus):
+    """Seen on an H200: new device memory fails in PyTorch's lazy init (RuntimeError), memory the
+    parent made fails in the CUDA runtime (AcceleratorError, a RuntimeError)."""
+    from torch.utils.data import DataLoader
+
+    inherited = torch.ones(4, device="cuda")
+
+    def touch(samples):
+        outcomes = []
+        for run in (lambda: inherited + 1, lambda: torch.ones(1).cuda()):
+            try:
+                run()
+            except RuntimeError as error:
+                outcomes.append((type(error).__name__, str(error).splitlines()[0]))
+        return outcomes
+
+    loader = DataLoader([0], num_workers=1, multiprocessing_context="fork", collate_fn=touch)
+    runtime_error = getattr(torch, "AcceleratorError", RuntimeError).__name__
+    assert next(iter(loader)) == [
+        (runtime_error, "CUDA error: initialization error"),
+        ("RuntimeError", FORKED_AFTER_INIT),
+    ]
 
 
 # moving modules: PyTorch's Module._apply and Tensor.to ---------------------------------

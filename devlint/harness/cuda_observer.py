@@ -36,13 +36,15 @@ class TransferCounter(TorchDispatchMode):
         result = func(*args, **kwargs)
         made = not _has_tensor(args)  # a factory, not data the program already had
         if made and isinstance(result, torch.Tensor) and result.device.type == "cpu":
-            setattr(result.untyped_storage(), CREATED, observe.direct_user_caller(3))
+            storage = _storage_of(result)
+            if storage is not None:
+                setattr(storage, CREATED, observe.direct_user_caller(3))
         return result
 
     def _count(self, source: torch.device, target: torch.device, tensor: torch.Tensor) -> None:
         size = tensor.numel() * tensor.element_size()
         if source.type == "cpu" and target.type == "cuda":
-            created = getattr(tensor.untyped_storage(), CREATED, None)
+            created = getattr(_storage_of(tensor), CREATED, None)
             self.recorder.transfer(observe.HOST_TO_DEVICE, size, created)
         elif source.type == "cuda" and target.type == "cpu":
             self.recorder.transfer(observe.DEVICE_TO_HOST, size)
@@ -53,6 +55,14 @@ class TransferCounter(TorchDispatchMode):
 _unwrapped = getattr(TransferCounter.__torch_dispatch__, "__wrapped__", None)
 if _unwrapped is not None:  # see emulator/dispatch.py: keep torch._dynamo unimported
     _unwrapped.__dynamo_disable = _unwrapped
+
+
+def _storage_of(tensor: torch.Tensor) -> torch.UntypedStorage | None:
+    """The tensor's storage; None for a layout that has none (sparse, nested: seen on an H200,
+    where moving a sparse tensor failed in this counter and not in torch)."""
+    if tensor.layout != torch.strided or tensor.is_nested:
+        return None
+    return tensor.untyped_storage()
 
 
 def _has_tensor(args: tuple[Any, ...]) -> bool:

@@ -7,6 +7,7 @@ a non-blocking device-to-host copy lands only when the host synchronises.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections import namedtuple
 from typing import Any
@@ -55,7 +56,9 @@ def install(patches: Patches, state: EmulatorState) -> None:
         state.synchronize()
 
     def properties(device: Any = None) -> Properties:
-        checked(device)
+        state.initialize()
+        if not 0 <= index_of(device) < state.gpus:
+            raise AssertionError("Invalid device id")  # torch.cuda.get_device_properties
         return Properties(DEVICE_NAME, 8, 0, TOTAL_MEMORY, 108, False, False)
 
     def memory_allocated(device: Any = None) -> int:
@@ -150,11 +153,16 @@ def install(patches: Patches, state: EmulatorState) -> None:
     def lazy_init() -> None:
         state.initialize()
 
+    def is_available() -> bool:
+        if os.environ.get("PYTORCH_NVML_BASED_CUDA_CHECK") != "1":
+            state.poison_fork()  # torch asks the CUDA runtime, which initialises the driver
+        return state.gpus > 0
+
     def nothing(*args: Any, **kwargs: Any) -> None:
         return None
 
     answers: dict[str, Any] = {
-        "is_available": lambda: state.gpus > 0,
+        "is_available": is_available,
         "device_count": lambda: state.gpus,
         "is_initialized": lambda: state.initialized,
         "init": lazy_init,
@@ -191,6 +199,9 @@ def install(patches: Patches, state: EmulatorState) -> None:
     }
     for name, value in answers.items():
         patches.set(cuda, name, _distinct(value))
+    # One generator per GPU, as a CUDA build has (get_rng_state indexes them); host generators
+    # stand in, and their states are host uint8 tensors as a CUDA generator's are.
+    patches.set(cuda, "default_generators", tuple(torch.Generator() for _ in range(state.gpus)))
     patches.set(cuda.memory, "mem_get_info", _distinct(mem_get_info))
     # No cuDNN here: say so quietly (PyTorch warns when asked about a CUDA tensor).
     patches.set(torch.backends.cudnn, "is_acceptable", lambda tensor: False)

@@ -90,8 +90,9 @@ def _generic(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
         return func(*args, **kwargs)
     else:
         target = _common_device(op, named, devices)
-    if target.type == "cuda" or any(device.type == "cuda" for device in devices):
-        state.initialize()
+    existing = any(device.type == "cuda" for device in devices)
+    if target.type == "cuda" or existing:
+        state.initialize(existing=existing)
     if target.type == "cuda":
         target = _checked(state, target)
     result = func(*args, **_on_cpu(kwargs))
@@ -247,7 +248,7 @@ def _to_copy(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
     if target.type == "cuda":
         target = _checked(state, target)
     if target.type == "cuda" or here.type == "cuda":
-        state.initialize()
+        state.initialize(existing=here.type == "cuda")
     non_blocking = bool(kwargs.get("non_blocking"))
     cpu_kwargs = {**_on_cpu(kwargs), "device": CPU}
     size = nbytes(source)
@@ -302,7 +303,7 @@ def _copy_(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
         bind(source, to)
         here = to
     if "cuda" in (to.type, here.type):
-        state.initialize()
+        state.initialize(existing=True)
     size = nbytes(source)
     if here.type == "cuda" and to.type == "cpu":
         state.recorder.transfer(observe.DEVICE_TO_HOST, size)
@@ -321,7 +322,7 @@ def _copy_(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
 def _local_scalar_dense(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
     """``item()``: a blocking device-to-host copy of one element."""
     if device_of(args[0]).type == "cuda":
-        state.initialize()
+        state.initialize(existing=True)
         state.synchronize()
         state.recorder.transfer(observe.DEVICE_TO_HOST, args[0].element_size())
     return func(*args, **kwargs)

@@ -87,6 +87,18 @@ def invalid_device_ordinal() -> RuntimeError:
     )
 
 
+def forked_device_memory() -> RuntimeError:
+    """A CUDA runtime error: a forked child touching device memory its poisoned parent made
+    (seen on an H200; making new device memory fails earlier, in PyTorch's lazy init)."""
+    error_type = getattr(torch, "AcceleratorError", RuntimeError)
+    return error_type(
+        "CUDA error: initialization error\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+        "stacktrace below might be incorrect.\n"
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+    )
+
+
 def no_cpu_backend() -> RuntimeError:
     """``ProcessGroup::getBackend``: a collective on CPU tensors in a group with NCCL alone."""
     return RuntimeError("No backend type associated with device type cpu")

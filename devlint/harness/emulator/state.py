@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from devlint.harness.emulator import errors
 from devlint.harness.observe import Recorder
 
 FORKED_AFTER_INIT = (
@@ -31,7 +32,10 @@ class EmulatorState:
     gpus: int
     recorder: Recorder = field(default_factory=Recorder)
     initialized_in: int | None = None
-    """The pid that initialised CUDA; a fork of it may not use CUDA again."""
+    """The pid that initialised CUDA."""
+    poisoned_in: int | None = None
+    """The pid that initialised CUDA or asked the CUDA runtime for its devices: a fork of it may
+    not use CUDA again (PyTorch's "poison fork")."""
     bad_fork: bool = False
     pending: list[PendingCopy] = field(default_factory=list)
     allocated: list[int] = field(default_factory=list)
@@ -58,21 +62,32 @@ class EmulatorState:
 
     # initialisation and fork ----------------------------------------------------
 
-    def initialize(self) -> None:
-        """What touching CUDA does: fail in a bad fork or without GPUs, else remember the pid."""
+    def initialize(self, *, existing: bool = False) -> None:
+        """What touching CUDA does: fail in a bad fork or without GPUs, else remember the pid.
+
+        ``existing``: the work reads device memory the process already has. In a bad fork that
+        fails in the CUDA runtime, not in PyTorch's lazy initialisation.
+        """
         if self.bad_fork:
-            raise RuntimeError(FORKED_AFTER_INIT)
+            raise errors.forked_device_memory() if existing else RuntimeError(FORKED_AFTER_INIT)
         if self.gpus == 0:
             raise RuntimeError(NO_GPUS)
         if self.initialized_in is None:
             self.initialized_in = os.getpid()
+        self.poison_fork()
+
+    def poison_fork(self) -> None:
+        """What ``cudaGetDeviceCount`` does (``torch.cuda.is_available()`` without the NVML
+        check): the driver is initialised, so a forked child cannot use CUDA."""
+        if self.poisoned_in is None:
+            self.poisoned_in = os.getpid()
 
     @property
     def initialized(self) -> bool:
         return self.initialized_in is not None and not self.bad_fork
 
     def after_fork_in_child(self) -> None:
-        if self.initialized_in is not None:
+        if self.poisoned_in is not None:
             self.bad_fork = True
         self.pending.clear()
 

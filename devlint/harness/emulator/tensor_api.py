@@ -44,8 +44,24 @@ def install(patches: Patches, state: EmulatorState) -> None:
         """A copy of ``tensor`` on ``target``, through the dispatcher (autograd records it)."""
         fresh = options.pop("fresh", False)
         options = {key: value for key, value in options.items() if value is not None}
+        source = device_of(tensor)
         with transfer_to(target, fresh):
-            return torch.ops.aten._to_copy.default(tensor, device=target, **options)
+            moved = torch.ops.aten._to_copy.default(tensor, device=target, **options)
+        if moved.grad_fn is not None and source != target:
+            moved.grad_fn.register_hook(gradients_moved_to(source))
+        return moved
+
+    def gradients_moved_to(source: torch.device) -> Any:
+        """The gradient of a copy goes back to the source's device, as ``ToCopyBackward`` does
+        (here C++ sees one device and leaves it where the copy's gradient was)."""
+
+        def hook(inputs: tuple[Any, ...], outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(
+                grad if grad is None or device_of(grad) == source else move(grad, source)
+                for grad in inputs
+            )
+
+        return hook
 
     def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
         device, dtype, non_blocking, copy, memory_format = _parse_to(args, kwargs)
@@ -93,7 +109,7 @@ def install(patches: Patches, state: EmulatorState) -> None:
 
     def tolist(self: torch.Tensor) -> Any:
         if device_of(self).type == "cuda":
-            state.initialize()
+            state.initialize(existing=True)
             state.synchronize()
             state.recorder.transfer(observe.DEVICE_TO_HOST, nbytes(self))
         return _Base.tolist(self)
@@ -143,13 +159,20 @@ def install(patches: Patches, state: EmulatorState) -> None:
             target = resolve(kwargs.get("device"))
             if target is None and owner is not None:
                 target = device_of(owner)
-            if target is None or target.type != "cuda":
+            data = args[1] if default_here else args[0]
+            leaves_gpu = (
+                target is not None
+                and isinstance(data, torch.Tensor)
+                and device_of(data).type == "cuda"
+                and target.type == "cpu"
+            )
+            if target is None or (target.type != "cuda" and not leaves_gpu):
                 return original(*args, **kwargs)
             requires_grad = kwargs.pop("requires_grad", False)
-            data = args[1] if default_here else args[0]
             if isinstance(data, torch.Tensor) and not default_here:
                 kwargs.pop("device", None)
-                return to(data, target, **{k: v for k, v in kwargs.items() if k == "dtype"})
+                made = to(data, target, **{k: v for k, v in kwargs.items() if k == "dtype"})
+                return made.detach().requires_grad_() if requires_grad else made
             host = original(*args, **{**kwargs, "device": CPU})
             moved = move(host, target, fresh=True)
             return moved.requires_grad_() if requires_grad else moved
