@@ -109,6 +109,32 @@ def test_the_evidence_file_merges_runs_and_renders_each_rules_section(tmp_path):
     assert "No harness evidence" in "\n".join(evidence.rule_section("DVL999", data))
 
 
+def test_each_rules_section_says_what_real_cuda_confirmed(tmp_path):
+    path = tmp_path / "evidence.json"
+    evidence.write(
+        path,
+        [
+            Evidence("DVL101", "bad.py", "emulated", 2, Outcome.PASS, "e", "x", 1.0),
+            Evidence("DVL101", "bad.py", "cuda", 1, Outcome.PASS, "e", "x", 1.0),
+            Evidence("DVL101", "good.py", "emulated", 2, Outcome.PASS, "e", "x", 1.0),
+            Evidence("DVL101", "good.py", "cuda", 1, Outcome.FAIL, "e", "x", 1.0),
+            Evidence("DVL102", "bad.py", "emulated", 2, Outcome.PASS, "e", "x", 1.0),
+            Evidence("DVL102", "bad.py", "cuda", 1, Outcome.PASS, "e", "x", 1.0),
+            Evidence("DVL401", "bad.py", "emulated", 2, Outcome.PASS, "e", "x", 1.0),
+            Evidence("DVL401", "bad.py", "cuda", 1, Outcome.SKIP, "e", "needs 2 GPUs", 0.0),
+        ],
+    )
+    data = evidence.load(path)
+
+    def last_line(code):
+        return evidence.rule_section(code, data)[-2]
+
+    assert last_line("DVL101") == "Real CUDA and the emulator differ on `good.py`"
+    assert last_line("DVL102") == "Real CUDA and the emulator agree on every example run on both."
+    assert last_line("DVL401").startswith("Not confirmed on real CUDA: the fidelity check ran")
+    assert "with 1 GPU," in last_line("DVL401")
+
+
 def test_the_evidence_of_one_gpu_says_gpu(tmp_path):
     path = tmp_path / "evidence.json"
     evidence.write(path, [Evidence("DVL101", "bad.py", "emulated", 1, Outcome.PASS, "e", "x", 1.0)])

@@ -113,9 +113,28 @@ def rule_section(code: str, data: dict[str, Any]) -> list[str]:
             f"{_cell(item['observed'])} |"
         )
     lines.append("")
-    if "cuda" not in backends:
-        lines += [FIDELITY_NOT_RUN, ""]
-    return lines
+    return [*lines, _fidelity_line(code, rows, data), ""]
+
+
+def _fidelity_line(code: str, rows: list[dict[str, Any]], data: dict[str, Any]) -> str:
+    """Whether real CUDA confirmed this rule's examples, as the fidelity check found."""
+    if "cuda" not in data.get("backends", {}):
+        return FIDELITY_NOT_RUN
+    on_cuda = [item for item in rows if item["backend"] == "cuda" and item["outcome"] != "skip"]
+    if not on_cuda:
+        gpus = counted(data["backends"]["cuda"]["gpus"], "GPU")
+        return (
+            f"Not confirmed on real CUDA: the fidelity check ran on a machine with {gpus}, "
+            "and these examples need more."
+        )
+    differing = [
+        item["example"]
+        for item in (data.get("fidelity") or {}).get("differences", [])
+        if item["rule"] == code
+    ]
+    if differing:
+        return "Real CUDA and the emulator differ on " + ", ".join(f"`{e}`" for e in differing)
+    return "Real CUDA and the emulator agree on every example run on both."
 
 
 def _cell(text: str) -> str:
