@@ -165,12 +165,11 @@ def test_device_properties_of_a_missing_gpu_fail_as_torch_cuda_does(gpus):
         nn.DataParallel(nn.Linear(2, 2).cuda(), device_ids=[0, 2])
 
 
-def test_each_gpu_has_a_default_generator_whose_state_is_a_host_tensor(gpus):
+def test_each_gpu_has_a_default_generator(gpus):
     """``torch.cuda.get_rng_state(i)`` indexes ``default_generators`` (Lightning's
     ``isolate_rng`` failed with an IndexError here before, and not on an H200)."""
     assert len(torch.cuda.default_generators) == 2
-    state = torch.cuda.default_generators[1].get_state()
-    assert state.device.type == "cpu" and state.dtype == torch.uint8
+    assert len(torch.cuda.get_rng_state_all()) == 2
 
 
 def test_constructors_given_a_gpu_tensor_and_the_host_copy_it_there(gpus):
@@ -192,6 +191,38 @@ def test_the_gradient_of_a_moved_tensor_goes_back_to_its_device(gpus):
     assert host_leaf.grad.device.type == "cpu" and host_leaf.grad.tolist() == [2.0] * 3
     assert gpu_leaf.grad.device == torch.device("cuda:1") and gpu_leaf.grad.tolist() == [3.0] * 3
     torch.optim.SGD([host_leaf, gpu_leaf], lr=0.1).step()
+
+
+def test_a_cuda_generator_samples_on_its_gpu_and_nowhere_else(gpus):
+    """As on an H200: ``torch.Generator(device="cuda")`` says ``cuda``, seeds reproduce its
+    samples on the GPU, and a host sample with it is refused (issue 35, item 4)."""
+    generator = torch.Generator(device="cuda")
+    assert generator.device == torch.device("cuda") and isinstance(generator, torch.Generator)
+    first = torch.randn(3, device="cuda", generator=generator.manual_seed(0))
+    again = torch.randn(3, device="cuda", generator=generator.manual_seed(0))
+    assert first.device.type == "cuda" and torch.equal(first.cpu(), again.cpu())
+    with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but"):
+        torch.randn(3, generator=generator)
+    with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but"):
+        torch.randn(3, device="cuda", generator=torch.Generator())
+    assert torch.cuda.default_generators[1].device == torch.device("cuda:1")
+    state = torch.cuda.get_rng_state(1)
+    assert state.device.type == "cpu" and state.dtype == torch.uint8
+    torch.cuda.set_rng_state(state, 1)
+
+
+def test_a_device_pickles_and_a_lazy_module_moves_before_its_first_call(gpus):
+    """As on an H200 (issue 35, items 3 and 5)."""
+    import pickle
+
+    assert pickle.loads(pickle.dumps(torch.device("cuda", 1))) == torch.device("cuda:1")
+    buffer = io.BytesIO()
+    torch.save({"device": torch.device("cuda")}, buffer)
+    buffer.seek(0)
+    assert torch.load(buffer, weights_only=False)["device"] == torch.device("cuda")
+    lazy = nn.LazyLinear(3).cuda()
+    assert lazy(torch.ones(2, 4, device="cuda")).device.type == "cuda"
+    assert lazy.weight.device.type == "cuda"
 
 
 def test_cuda_visible_devices_hides_gpus(monkeypatch):

@@ -31,6 +31,9 @@ class Call:
     """The ``device=`` the caller passed, if any."""
     operands: torch.device | None
     """The first virtual GPU among the call's tensor arguments, if any."""
+    generator: torch.device | None = None
+    """The device of the ``generator=`` the caller passed, if any (the dispatcher hands the
+    operator a plain host generator in its place)."""
 
 
 NO_CALL = Call(None, None)
@@ -49,7 +52,12 @@ class CallContext(TorchFunctionMode):
         requested = kwargs.get("device")
         if isinstance(requested, int) and not isinstance(requested, bool):
             requested = kwargs["device"] = torch._C.device("cuda", requested)  # CUDA's ordinal
-        call = Call(_as_device(requested), _operands_device(args, kwargs))
+        generator = kwargs.get("generator")
+        call = Call(
+            _as_device(requested),
+            _operands_device(args, kwargs),
+            generator.device if isinstance(generator, torch.Generator) else None,
+        )
         stack = getattr(_local, "stack", None)
         if stack is None:
             stack = _local.stack = []

@@ -158,6 +158,21 @@ def install(patches: Patches, state: EmulatorState) -> None:
             state.poison_fork()  # torch asks the CUDA runtime, which initialises the driver
         return state.gpus > 0
 
+    generators = tuple(_gpu_generator(torch.Generator, index) for index in range(state.gpus))
+
+    def get_rng_state(device: Any = "cuda") -> torch.Tensor:
+        return generators[checked(device)].get_state()
+
+    def set_rng_state(new_state: torch.Tensor, device: Any = "cuda") -> None:
+        generators[checked(device)].set_state(new_state)
+
+    def manual_seed(seed: int) -> None:
+        generators[checked()].manual_seed(seed)
+
+    def manual_seed_all(seed: int) -> None:
+        for generator in generators:
+            generator.manual_seed(seed)
+
     def nothing(*args: Any, **kwargs: Any) -> None:
         return None
 
@@ -192,16 +207,24 @@ def install(patches: Patches, state: EmulatorState) -> None:
         "mem_get_info": mem_get_info,
         "empty_cache": nothing,
         "is_bf16_supported": lambda *args, **kwargs: True,
-        "manual_seed": nothing,
-        "manual_seed_all": nothing,
-        "seed": nothing,
-        "seed_all": nothing,
+        "manual_seed": manual_seed,
+        "manual_seed_all": manual_seed_all,
+        "seed": lambda: generators[checked()].seed(),
+        "seed_all": lambda: [generator.seed() for generator in generators] and None,
+        "initial_seed": lambda: generators[checked()].initial_seed(),
+        "get_rng_state": get_rng_state,
+        "set_rng_state": set_rng_state,
+        "get_rng_state_all": lambda: [generator.get_state() for generator in generators],
+        "set_rng_state_all": lambda states: (
+            [generator.set_state(new) for generator, new in zip(generators, states, strict=True)]
+            and None
+        ),
     }
     for name, value in answers.items():
         patches.set(cuda, name, _distinct(value))
-    # One generator per GPU, as a CUDA build has (get_rng_state indexes them); host generators
-    # stand in, and their states are host uint8 tensors as a CUDA generator's are.
-    patches.set(cuda, "default_generators", tuple(torch.Generator() for _ in range(state.gpus)))
+    # One generator per GPU, as a CUDA build has (get_rng_state indexes them).
+    patches.set(cuda, "default_generators", generators)
+    patches.set(torch, "Generator", _generator_type_with_gpus(torch.Generator, checked))
     patches.set(cuda.memory, "mem_get_info", _distinct(mem_get_info))
     # No cuDNN here: say so quietly (PyTorch warns when asked about a CUDA tensor).
     patches.set(torch.backends.cudnn, "is_acceptable", lambda tensor: False)
@@ -218,6 +241,47 @@ def install(patches: Patches, state: EmulatorState) -> None:
         "device_index": DeviceContext,
     }.items():
         patches.set(accelerator, name, _distinct(value))
+
+
+def _gpu_generator(real: type, index: int | None) -> Any:
+    """A host generator that says it is on ``cuda:index`` (``cuda`` when made without an
+    index, as a CUDA build says): it samples the emulated GPU's values (on the host) and keeps
+    a host uint8 state, as a CUDA generator's state is."""
+    device = torch.device("cuda") if index is None else torch.device("cuda", index)
+
+    class Generator(real):  # type: ignore[misc, valid-type]
+        @property
+        def device(self) -> torch.device:
+            return device
+
+    Generator.__module__, Generator.__qualname__ = "torch", "Generator"
+    return Generator()
+
+
+def _generator_type_with_gpus(real: type, checked: Any) -> type:
+    """``torch.Generator(device="cuda")``: a CPU build refuses to sample with a CUDA generator,
+    so the stand-in makes a host generator on the virtual GPU; other calls are the real type's."""
+
+    class GeneratorType(type):
+        def __instancecheck__(cls, instance: object) -> bool:
+            return isinstance(instance, real)
+
+        def __subclasscheck__(cls, subclass: type) -> bool:
+            return issubclass(subclass, real)
+
+        def __call__(cls, device: Any = "cpu") -> Any:
+            if isinstance(device, int):
+                device = torch.device("cuda", device)
+            if torch.device(device).type != "cuda":
+                return real(device)
+            index = checked(device)
+            return _gpu_generator(real, None if torch.device(device).index is None else index)
+
+    class Generator(metaclass=GeneratorType):
+        __doc__ = real.__doc__
+
+    Generator.__module__, Generator.__qualname__ = "torch", "Generator"
+    return Generator
 
 
 def _distinct(value: Any) -> Any:

@@ -91,6 +91,7 @@ def _generic(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
     else:
         target = _common_device(op, named, devices)
     existing = any(device.type == "cuda" for device in devices)
+    _check_generator(kwargs, target)
     if target.type == "cuda" or existing:
         state.initialize(existing=existing)
     if target.type == "cuda":
@@ -131,6 +132,7 @@ def _factory(
     call = context.current()
     if target.type == "cpu" and call.requested is None and call.operands is not None:
         target = call.operands  # built from a GPU tensor's options inside a torch call
+    _check_generator(kwargs, target)
     pinned = bool(kwargs.get("pin_memory"))
     if target.type == "cuda" or pinned:
         state.initialize()
@@ -147,6 +149,15 @@ def _factory(
             setattr(storage_of(result), UNBOUND_TAG, True)  # C++ sized it from some options
         _note_creation(result)
     return result
+
+
+def _check_generator(kwargs: dict, target: torch.device) -> None:
+    """A generator samples on its own device only (``check_generator`` in ATen)."""
+    if kwargs.get("generator") is None:
+        return
+    generator = context.current().generator or kwargs["generator"].device
+    if generator.type != target.type:
+        _raise(errors.generator_on_other_device(target, generator))
 
 
 def _like_target(requested: torch.device | None, source: torch.device) -> torch.device:

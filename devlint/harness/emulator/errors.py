@@ -87,6 +87,13 @@ def invalid_device_ordinal() -> RuntimeError:
     )
 
 
+def generator_on_other_device(expected: torch.device, found: torch.device) -> RuntimeError:
+    """``check_generator`` (``ATen/core/DistributionsHelper.h``)."""
+    return RuntimeError(
+        f"Expected a '{expected.type}' device type for generator but found '{found.type}'"
+    )
+
+
 def forked_device_memory() -> RuntimeError:
     """A CUDA runtime error: a forked child touching device memory its poisoned parent made
     (seen on an H200; making new device memory fails earlier, in PyTorch's lazy init)."""

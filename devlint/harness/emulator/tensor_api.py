@@ -26,6 +26,7 @@ from devlint.harness.emulator.state import EmulatorState
 from devlint.harness.emulator.transfers import transfer_to
 
 _Base = torch._C.TensorBase
+UninitializedTensorMixin = torch.nn.parameter.UninitializedTensorMixin
 
 
 def install(patches: Patches, state: EmulatorState) -> None:
@@ -67,6 +68,10 @@ def install(patches: Patches, state: EmulatorState) -> None:
         device, dtype, non_blocking, copy, memory_format = _parse_to(args, kwargs)
         here = device_of(self)
         target = resolve(device) or here
+        if isinstance(self, UninitializedTensorMixin) and (target != here or dtype):
+            # A LazyModule moved before its first call: nothing to copy, a new placeholder
+            # there (torch lets ``to`` through an uninitialised parameter's torch function).
+            return type(self)(self.requires_grad, device=target, dtype=dtype or self.dtype)
         if target == here:
             if here.type == "cpu":
                 return _Base.to(self, *args, **kwargs)
@@ -236,6 +241,9 @@ def _device_type_with_gpu_ordinals(real: type) -> type:
     class device(metaclass=DeviceType):
         __doc__ = real.__doc__
 
+    # ``torch.device.__reduce__`` names whatever ``torch.device`` is, so pickle looks the
+    # stand-in up by this name (a checkpoint or a DataLoader worker's batch holding a device).
+    device.__module__, device.__qualname__ = "torch", "device"
     return device
 
 
