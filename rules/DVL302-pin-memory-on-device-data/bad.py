@@ -1,7 +1,7 @@
 """A dataset preloaded onto `device` is read by a DataLoader that still asks for `pin_memory=True`.
 
-On CUDA: RuntimeError: cannot pin 'CUDAFloatType' only dense CPU tensors can be pinned (older
-releases name the type 'torch.cuda.FloatTensor'), raised when the first batch is pinned.
+On CUDA: RuntimeError: cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned
+(seen on an H200 with torch 2.11), raised when the first batch is pinned.
 """
 
 import torch

@@ -26,6 +26,7 @@ from devlint.harness.emulator.devices import (
     device_of,
     is_pinned,
     is_unbound,
+    legacy_type_name,
     mark_pinned,
     nbytes,
     storage_of,
@@ -342,7 +343,7 @@ def _local_scalar_dense(state: EmulatorState, func: Any, args: tuple, kwargs: di
 def _pin_memory(state: EmulatorState, func: Any, args: tuple, kwargs: dict) -> Any:
     tensor = args[0]
     if device_of(tensor).type == "cuda":
-        _raise(errors.cannot_pin(type_string(tensor)))
+        _raise(errors.cannot_pin(legacy_type_name(tensor)))  # as an H200 said (torch 2.11)
     state.initialize()  # pinning allocates through the CUDA driver
     pinned = tensor.clone()
     mark_pinned(pinned)
