@@ -15,6 +15,7 @@ from devlint.core.values import Kind
 from devlint.project import index as project_index
 from devlint.project.finder import Project
 from devlint.project.index import ProjectIndex
+from devlint.running import engine
 
 CONFIG = "import torch\ndevice = torch.device('cuda')\n"
 
@@ -366,3 +367,29 @@ def test_a_writer_is_analysed_again_only_when_it_changes(
     index.refresh()
     assert _writers(index, root) == ["train.py"]
     assert analysed == [WRITER, WRITER + "\n\nEPOCHS = 2\n"]
+
+
+def test_a_writer_linted_first_or_last_is_analysed_once_in_a_run(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run lints every file: a writer's own lint and another file's question of its
+    checkpoints share one analysis, whichever comes first (and one parse)."""
+    for name in ("early.py", "late.py"):
+        (root / name).write_text(WRITER)
+    (root / "demo.py").write_text("")
+    index = index_of(root)
+    analysed: list[str] = []
+
+    def counted(tree: cst.Module, *args: object):
+        analysed.append(tree.code)
+        return analyse(tree, *args)
+
+    monkeypatch.setattr(project_index, "analyse", counted)
+    monkeypatch.setattr(engine, "analyse", counted)
+    monkeypatch.setattr(engine, "project_importer", lambda path, *args: index.importer_for(path))
+    engine.lint_file_in_project(root / "early.py")
+    assert _writers(index, root) == ["early.py", "late.py"]
+    engine.lint_file_in_project(root / "late.py")
+    assert analysed == [WRITER, WRITER]  # early.py by its lint, late.py for demo.py's question
+    late = index.importer_for(root / "demo.py").checkpoint_writers()[1]
+    assert late.facts.module is index.importer_for(root / "late.py").parse(WRITER)

@@ -108,6 +108,16 @@ class _Kept(Generic[T]):
     read: list[tuple[Path, Stamp | None]]
 
 
+@dataclass(frozen=True)
+class Analysed:
+    """A whole analysis of one file, with what it rested on: the project files it imported
+    and whether it asked what the whole project mentions (``FileImporter.uses``)."""
+
+    facts: Facts
+    imported: tuple[Path, ...]
+    asked: bool
+
+
 @dataclass(eq=False)
 class _Entry:
     scope: ModuleScope | None
@@ -135,8 +145,10 @@ class ProjectIndex:
     mentions: ProjectMentions | None = None  # made at the first question
     _calls: dict[Path, _Kept[list[ArgumentsGiven]]] = field(default_factory=dict)
     """The calls each file's code makes, as of the files its analysis read."""
-    _writers: dict[Path, _Kept[Facts]] = field(default_factory=dict)
-    """The analyses of files that may write checkpoints, as of the files they read."""
+    _writers: dict[Path, _Kept[Analysed]] = field(default_factory=dict)
+    """The analyses of files that may write checkpoints, as of the files they read: made
+    for another file's question or kept from the file's own lint, whichever came first, and
+    shared by both (a writer is analysed once per run)."""
 
     def mentioned(self, name: str) -> bool | None:
         """Whether the project's code mentions ``name`` (``ProjectMentions``)."""
@@ -191,14 +203,54 @@ class ProjectIndex:
         return found
 
     def _analysis_of(self, path: Path) -> Facts | None:
-        return self._kept_or_analysed(self._writers, path, lambda facts: facts)
+        kept = self.kept_analysis(path)
+        if kept is not None:
+            return kept.facts
+        kept = self._writers.get(path)
+        if kept is not None and self._fresh(kept):
+            return None  # it could not be analysed, or it is being analysed now
+        self._writers[path] = _Kept(None, [])
+        module, _, source = self._parse(path)
+        if module is not None and source is not None:
+            self._keep(path, source, module)  # its own lint, still to come, parses it once
+        importer = self.importer_for(path)
+        analysed = None
+        with contextlib.suppress(Exception):
+            if module is not None:
+                facts = analyse(module, self.settings, importer)
+                analysed = Analysed(facts, tuple(importer.files), importer.asked)
+        self._writers[path] = _Kept(analysed, self._stamps(path, importer.files))
+        return analysed.facts if analysed is not None else None
 
-    def note_calls(
-        self, path: Path, calls: list[ArgumentsGiven] | None, imported: list[Path]
-    ) -> None:
-        """The calls that the lint of ``path`` saw, its analysis having read ``imported``:
-        what a later question of ``calls_into`` would analyse the file again to learn."""
-        self._calls[path] = _Kept(calls, self._stamps(path, imported))
+    def kept_analysis(self, path: Path, module: cst.Module | None = None) -> Analysed | None:
+        """The analysis of ``path`` kept as a checkpoint writer's, while nothing it read
+        changed (and made of ``module``, when given): what its own lint can take."""
+        kept = self._writers.get(path)
+        if kept is None or kept.value is None or not self._fresh(kept):
+            return None
+        if module is not None and kept.value.facts.module is not module:
+            return None
+        return kept.value
+
+    def note_analysis(self, path: Path, analysed: Analysed) -> None:
+        """The lint of ``path`` analysed it: the calls it makes, and, when it may write
+        checkpoints that another file's lint will ask about, the whole analysis, are known
+        without analysing it again."""
+        stamps = self._stamps(path, list(analysed.imported))
+        self._calls[path] = _Kept(analysed.facts.of(ArgumentsGiven), stamps)
+        if path in self._checkpoint_writer_files():
+            self._writers[path] = _Kept(analysed, stamps)
+
+    def _checkpoint_writer_files(self) -> frozenset[Path]:
+        """The files whose analyses ``checkpoint_writers`` would ask for (reading what the
+        project mentions costs a fraction of a second, once per run, and most runs read it
+        anyway)."""
+        files = self._mentions().mentioning_all(WRITER_NAMES)
+        writers = frozenset(file for file in files or () if not is_test_module(str(file)))
+        return writers if len(writers) <= MAX_WRITER_FILES + 1 else frozenset()  # one: the asker
+
+    def _fresh(self, kept: _Kept[T]) -> bool:
+        return all(self._stamp(file) == stamp for file, stamp in kept.read)
 
     def _calls_made_by(self, path: Path) -> list[ArgumentsGiven] | None:
         """The calls ``path``'s code makes (a file devlint cannot parse or analyse calls
@@ -212,7 +264,7 @@ class ProjectIndex:
         file its analysis read changed (an editor asks at every lint); None, until it
         changes, when it cannot be parsed or analysed."""
         known = kept.get(path)
-        if known is not None and all(self._stamp(file) == stamp for file, stamp in known.read):
+        if known is not None and self._fresh(known):
             return known.value
         kept[path] = _Kept(None, [])  # reached again while it is analysed: unknown
         module = self._parse(path)[0]
@@ -345,6 +397,9 @@ class ProjectIndex:
         entry = self._entries.get(path)
         if entry is not None and entry.scope is not None and entry.text == source:
             return entry.scope.module
+        kept = self._linted.get(path)
+        if kept is not None and kept[0] == source:
+            return kept[1]  # parsed for another file's question (a checkpoint writer)
         module = parse_module(source)
         self._keep(path, source, module)
         return module
@@ -449,10 +504,21 @@ class FileImporter:
         self.asked = True
         return self.index.checkpoint_writers(self.path)
 
+    def kept_analysis(self, module: cst.Module) -> Facts | None:
+        """The importing file's analysis of ``module``, when the index already made it
+        (a checkpoint writer's, for another file's lint); it then rests on what that
+        analysis rested on."""
+        kept = self.index.kept_analysis(self.path, module)
+        if kept is None:
+            return None
+        self.files = list(kept.imported)
+        self.asked = self.asked or kept.asked
+        return kept.facts
+
     def linted(self, facts: Facts) -> None:
-        """The importing file's analysis is done: the calls it makes into other files are
-        known without analysing it again."""
-        self.index.note_calls(self.path, facts.of(ArgumentsGiven), self.files)
+        """The importing file's analysis is done: what other files' lints ask of it is known
+        without analysing it again."""
+        self.index.note_analysis(self.path, Analysed(facts, tuple(self.files), self.asked))
 
     def module(self, name: str, level: int, folders: tuple[str, ...] = ()) -> ModuleScope | None:
         found = self.index.project.module_file(self.path, name, level, folders)

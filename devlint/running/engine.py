@@ -138,7 +138,8 @@ def _lint_report(
     except Exception as error:  # ParserSyntaxError, and assorted errors on odd input
         return LintReport([parse_failure(path, source, error)])
     try:
-        facts = analyse(module, settings, importer)
+        kept = importer.kept_analysis(module) if importer is not None else None
+        facts = kept or analyse(module, settings, importer)
         if importer is not None:
             importer.linted(facts)
         facts.layout = layout
