@@ -12,7 +12,7 @@ matching side back instead of the join (see ``devlint.core.flags``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from devlint.core.flags import Flag
 from devlint.core.values import Value, join_values
@@ -35,6 +35,11 @@ class Split:
     when_true: Value
     when_false: Value
     earlier: Split | None = None
+    names: tuple[str, ...] = ()  # the flag's (``Flag.names``), which ``stamp`` follows
+
+    @property
+    def sides(self) -> tuple[Value, Value]:
+        return self.when_true, self.when_false
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -141,7 +146,17 @@ class Env:
 
     def stamp(self, flag: Flag) -> tuple[Value | None, ...]:
         """What the names a flag reads are bound to on this path."""
-        return tuple(self.get(name) for name in flag.names)
+        return self.stamp_of(flag.names)
+
+    def stamp_of(self, names: tuple[str, ...]) -> tuple[Value | None, ...]:
+        return tuple(self.get(name) for name in names)
+
+    def take_split(self, name: str, value: Value, split: Split) -> None:
+        """Bind ``name`` to ``value``, which is ``split``'s join as of here (an attribute
+        ``__init__`` split on a flag of self, at the start of a method)."""
+        self._bind(name, value)
+        stamp = self.stamp_of(split.names)
+        self.splits[name] = replace(split, stamp=stamp, joined=value, earlier=None)
 
     def narrow(self, name: str, value: Value) -> Narrowing:
         """Bind ``name`` to what a branch test says it is inside the branch."""
@@ -179,7 +194,7 @@ class Env:
             yes, no = when_true.bindings.get(name), when_false.bindings.get(name)
             if yes is not None and no is not None and yes is not no:
                 earlier = _held(when_true, name, yes) or _held(when_false, name, no)
-                self.splits[name] = Split(flag.key, stamp, joined, yes, no, earlier)
+                self.splits[name] = Split(flag.key, stamp, joined, yes, no, earlier, flag.names)
 
 
 def join_envs(a: Env | None, b: Env | None, *, guarded: bool = False) -> Env | None:
@@ -220,8 +235,25 @@ def _join_splits(a: Env, b: Env, joined: dict[str, Value], guarded: bool) -> dic
             joined[name],
             join_values(mine.when_true, theirs.when_true, guarded=guarded),
             join_values(mine.when_false, theirs.when_false, guarded=guarded),
+            names=mine.names,
         )
     return splits
+
+
+def attribute_splits(env: Env, owner: str) -> dict[str, Split]:
+    """The splits of ``owner.<name>`` bindings still current at the end of a path, on flags
+    that read only ``owner`` and its attributes (``if self.dp: self.net = DataParallel(...)``):
+    what a method of the class testing the same flag may take back."""
+    prefix = owner + "."
+    found = {}
+    for key, split in env.splits.items():
+        name = key[len(prefix) :] if key.startswith(prefix) else ""
+        if not name or "." in name or not _valid(env, key, split):
+            continue
+        of_owner = all(n == owner or n.startswith(prefix) for n in split.names)
+        if split.names and of_owner and _same(split.stamp, env.stamp_of(split.names)):
+            found[name] = split
+    return found
 
 
 def _held(env: Env, name: str, value: Value) -> Split | None:

@@ -10,7 +10,7 @@ from functools import partial
 import libcst as cst
 
 from devlint.core import torch_api, torch_facts
-from devlint.core.binder import Env, attributes_of, join_envs
+from devlint.core.binder import Env, Split, attribute_splits, attributes_of, join_envs
 from devlint.core.events import Event
 from devlint.core.functions import args_signature
 from devlint.core.lattice import (
@@ -42,6 +42,8 @@ from devlint.core.values import (
     Origin,
     Value,
     accelerator_inside,
+    is_state,
+    placed_state,
 )
 
 _NEUTRAL_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic"})
@@ -144,11 +146,11 @@ class Classes(Part):
     def _analyse_init(self, info: ClassInfo, init: FunctionInfo, unknown_base: bool) -> None:
         self.functions.mark_analysed(init)
         receiver = Value(Kind.INSTANCE, ref=info)
-        attrs, moved = self._construct_attrs(init, None, receiver)
+        attrs, moved, splits = self._construct_attrs(init, None, receiver)
         _forget_assigned_elsewhere(info, attrs)
         info.placed = moved if moved is not None and _fixed(moved.device) else None
         info.moves_itself = moved is not None or any(
-            _is_state(value) and is_known(value.device) and value.device != CPU
+            is_state(value) and is_known(value.device) and value.device != CPU
             for value in attrs.values()
         )
         if info.kind is ClassKind.MODULE:
@@ -159,23 +161,25 @@ class Classes(Part):
             for name, value in attrs.items():
                 attrs[name] = _movable_from_outside(value)
         info.attrs.update(attrs)
+        info.flag_splits = _flag_splits(info, init, attrs, splits)
 
     def _construct_attrs(
         self, init: FunctionInfo, args: Args | None, receiver: Value
-    ) -> tuple[dict[str, Value], Value | None]:
-        """Run ``__init__``; returns what it leaves on self and self when it moved self."""
+    ) -> tuple[dict[str, Value], Value | None, dict[str, Split]]:
+        """Run ``__init__``; returns what it leaves on self, self when it moved self, and the
+        attributes it set on each side of a flag of self (``binder.attribute_splits``)."""
         env = self.functions.bind_parameters(init, args, receiver)
         frame = self.functions.run_function(init, env)
         exit_env = None
         for path in frame.exits:
             exit_env = join_envs(exit_env, path)
         if exit_env is None:
-            return {}, None
+            return {}, None, {}
         own = receiver_name(init.node) or "self"
         attrs = dict(attributes_of(exit_env, own))
         final_self = exit_env.bindings.get(own)
         moved = final_self is not None and is_known(final_self.device)
-        return attrs, final_self if moved else None
+        return attrs, final_self if moved else None, attribute_splits(exit_env, own)
 
     def instantiate(self, info: ClassInfo, node: cst.Call, args: Args) -> Value:
         origin = Origin("created", node)
@@ -206,12 +210,7 @@ class Classes(Part):
         submodules, parameters and buffers live where the module does."""
         info = module.ref
         device = module.device if is_known(module.device) else MODULE_DEVICE
-        attrs = {
-            name: value.with_device(device, module.origin)
-            if value.device == MODULE_DEVICE and _is_state(value)
-            else value
-            for name, value in info.attrs.items()
-        }
+        attrs = {name: placed_state(v, device, module.origin) for name, v in info.attrs.items()}
         keys, items = tuple(attrs), tuple(attrs.values())
         return Value(Kind.INSTANCE, device, module.origin, keys=keys, items=items, ref=info)
 
@@ -232,7 +231,7 @@ class Classes(Part):
         weight)``: with no weight given, the buffer is ``None`` and holds no tensor).
         """
         given_modules = any(  # known to own state or not, or not known to be on the CPU
-            (_is_state(value) and (value.stateful is not None or value.device != CPU))
+            (is_state(value) and (value.stateful is not None or value.device != CPU))
             or _placed_module_instance(value)
             for _, value in args.all()
         )
@@ -247,7 +246,7 @@ class Classes(Part):
         key = (id(init.node), args_signature(args))
         if key not in self._keeps_state:
             with self.state.recording() as recorded:
-                attrs, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
+                attrs, _, _ = self._construct_attrs(init, args, Value(Kind.INSTANCE, ref=info))
             recorded.discard()  # the definition's own analysis reported its events
             unseen_base = info.base_stateful is None
             stateful = _stateful(attrs.values(), bool(info.base_stateful), unseen_base)
@@ -266,7 +265,7 @@ class Classes(Part):
             self.state.replay(events)
             return replace(instance)  # another object: `a = Foo(); b = Foo()` are no aliases
         with self.state.recording() as recorded:
-            attrs, _ = self._construct_attrs(init, args, receiver)
+            attrs, _, _ = self._construct_attrs(init, args, receiver)
         _forget_assigned_elsewhere(info, attrs)
         merged = {**info.attrs, **attrs}
         instance = Value(Kind.INSTANCE, ref=info, keys=tuple(merged), items=tuple(merged.values()))
@@ -280,17 +279,12 @@ def _calls_hook(info: ClassInfo, method: FunctionInfo, overrides: set[str]) -> b
     return info.kind is ClassKind.MODULE and bool(method.calls_on_self & overrides)
 
 
-def _is_state(value: Value) -> bool:
-    """A submodule, parameter or buffer: what ``Module.to()`` moves."""
-    return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
-
-
 def _state_device(attrs, info: ClassInfo) -> tuple[Device, Origin | None] | None:
     """Where the state ``__init__`` kept lives, when given modules put all of it off the CPU
     (state it created itself stays on the CPU: the module is then split, and any input
     meets some of it on another device, as the CPU default says)."""
     state = [
-        v for v in attrs if (_is_state(v) and v.stateful is not False) or _placed_module_instance(v)
+        v for v in attrs if (is_state(v) and v.stateful is not False) or _placed_module_instance(v)
     ]
     devices = {v.device for v in state} | ({CPU} if info.base_stateful else set())
     if not state or CPU in devices:
@@ -332,7 +326,7 @@ def _movable_from_outside(value: Value) -> Value:
     If that base is an ``nn.Module``, its ``.to()`` moves the submodules,
     parameters and buffers ``__init__`` set: where they are is unknown.
     """
-    return value.with_device(UNKNOWN, None) if _is_state(value) else value
+    return value.with_device(UNKNOWN, None) if is_state(value) else value
 
 
 def _as_seen_inside(value: Value) -> Value:
@@ -342,7 +336,7 @@ def _as_seen_inside(value: Value) -> Value:
     goes. Plain cpu tensors, and modules kept in plain lists or dicts, stay
     where ``__init__`` made them: ``.to()`` does not move them.
     """
-    if _is_state(value):
+    if is_state(value):
         return value.with_device(MODULE_DEVICE, None)
     if value.ref == REGISTERED_ON_SOME_PATHS:
         return value.with_device(UNKNOWN, None)
@@ -378,6 +372,29 @@ def _stateful(attrs, inherited: bool | None, unknown_base: bool) -> bool | None:
     ):
         return None
     return False
+
+
+def _flag_splits(
+    info: ClassInfo, init: FunctionInfo, attrs: dict[str, Value], splits: dict[str, Split]
+) -> dict[str, Split]:
+    """The splits other methods may take back: on flags no other method rebinds, of
+    attributes they see as ``__init__`` left them, with each side as they would see it."""
+    if not splits:
+        return {}
+    own = receiver_name(init.node) or "self"
+    assigned = _assigned_elsewhere(info)[0]
+    found = {}
+    for name, split in splits.items():
+        flag_attributes = {n.removeprefix(own + ".") for n in split.names if n != own}
+        if name in assigned or flag_attributes & assigned or attrs.get(name) is None:
+            continue
+        sides = (split.when_true, split.when_false)
+        if info.kind is ClassKind.MODULE:
+            sides = tuple(_as_seen_inside(side) for side in sides)
+        elif info.open_base:
+            sides = tuple(_movable_from_outside(side) for side in sides)
+        found[name] = replace(split, when_true=sides[0], when_false=sides[1], joined=attrs[name])
+    return found
 
 
 def _forget_assigned_elsewhere(info: ClassInfo, attrs: dict[str, Value]) -> None:

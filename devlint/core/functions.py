@@ -18,7 +18,7 @@ from devlint.core.binder import Env, attributes_of, join_envs
 from devlint.core.events import ArgumentsGiven, Event
 from devlint.core.lattice import CPU, MODULE_DEVICE, UNKNOWN, Symbol, is_known, is_placed
 from devlint.core.roles import EvaluatesExpressions, Frame, RunsStatements
-from devlint.core.scopes import Args, ClassKind, FunctionInfo
+from devlint.core.scopes import Args, ClassInfo, ClassKind, FunctionInfo
 from devlint.core.state import AnalysisState, Part
 from devlint.core.syntax import (
     decorated_with,
@@ -39,6 +39,7 @@ from devlint.core.values import (
     Value,
     join_all,
     parts,
+    placed_state,
     used_as_module,
 )
 
@@ -243,6 +244,7 @@ class Functions(Part):
         ordered = [*params.posonly_params, *params.params]
         if receiver is not None and ordered and not decorated_with(info.node, "staticmethod"):
             env.set(ordered[0].name.value, receiver)
+            _take_flag_splits(env, ordered[0].name.value, receiver)
             ordered = ordered[1:]
         positional = args.positional if args is not None else ()
         module_method = info.owner is not None and info.owner.kind is ClassKind.MODULE
@@ -434,3 +436,24 @@ def _callees(info: FunctionInfo, by_name: dict[str, list[FunctionInfo]]) -> list
         if isinstance(func, cst.Name):
             found += [callee for callee in by_name.get(func.value, ()) if callee is not info]
     return found
+
+
+def _take_flag_splits(env: Env, own: str, receiver: Value) -> None:
+    """A method starts knowing what ``__init__`` set on each side of a flag of self
+    (``ClassInfo.flag_splits``): its own ``if self.dp:`` takes that side back. Only for an
+    instance whose attribute is as ``__init__`` left it (not re-placed by a caller)."""
+    info = receiver.ref
+    if receiver.kind is not Kind.INSTANCE or not isinstance(info, ClassInfo):
+        return
+    for name, split in info.flag_splits.items():
+        if not all(n == own or n.startswith(own + ".") for n in split.names):
+            continue  # ``__init__`` calls its instance another name
+        keys = receiver.keys or ()
+        held = receiver.items[keys.index(name)] if name in keys else split.joined
+        if held is not split.joined:  # a method called on a placed module: so is each side
+            device, origin = receiver.device, receiver.origin
+            if split.joined.device != MODULE_DEVICE or held.device != device:
+                continue  # not placed by ``Classes.placed_instance``: what it holds is unsure
+            true, false = (placed_state(side, device, origin) for side in split.sides)
+            split = replace(split, when_true=true, when_false=false)
+        env.take_split(f"{own}.{name}", held, split)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from devlint.core.binder import Env
+from devlint.core.binder import Env, Split
 from devlint.core.syntax import calls_on_self, statements_on_self, words_in
 from devlint.core.tensor_evidence import TensorParameters
 from devlint.core.values import Referent, Value
@@ -123,6 +123,7 @@ class ClassInfo(Referent):
     _stateful: bool | None = None
     _moves_itself: bool = False
     _placed: Value | None = None
+    _flag_splits: dict[str, Split] = field(default_factory=dict)
     open_base: bool = False
     framework_base: bool = False  # a base other than nn.Module and the project's classes
     base_stateful: bool | None = False  # whether its bases own state (None: one may)
@@ -194,6 +195,18 @@ class ClassInfo(Referent):
     @placed.setter
     def placed(self, placed: Value | None) -> None:
         self._placed = placed
+
+    @property
+    def flag_splits(self) -> dict[str, Split]:
+        """Attributes ``__init__`` set differently on the two sides of a flag of self that no
+        other method rebinds (``if self.dp: self.net = DataParallel(self.net)``), as the
+        other methods see each side: a method testing the flag again takes its side."""
+        self.settle_now()
+        return self._flag_splits
+
+    @flag_splits.setter
+    def flag_splits(self, splits: dict[str, Split]) -> None:
+        self._flag_splits = splits
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,6 +15,7 @@ import libcst as cst
 from devlint.core.lattice import (
     BOTTOM,
     CPU,
+    MODULE_DEVICE,
     UNKNOWN,
     Device,
     Symbol,
@@ -469,3 +470,16 @@ def combined_ndim(values: list[Value]) -> int | None:
     if values and all(value.ndim == 0 for value in values):
         return 0
     return None
+
+
+def is_state(value: Value) -> bool:
+    """A submodule, parameter or buffer: what ``Module.to()`` moves."""
+    return value.kind in (Kind.MODULE, Kind.WRAPPER) or value.ref in (PARAMETER, BUFFER)
+
+
+def placed_state(value: Value, device: Device, origin: Origin | None) -> Value:
+    """What a module class's method sees of ``self.<name>`` on a module placed on ``device``:
+    its submodules, parameters and buffers are there."""
+    if value.device == MODULE_DEVICE and is_state(value):
+        return value.with_device(device, origin)
+    return value
