@@ -168,8 +168,9 @@ class Env:
         return narrowing
 
     def widen(self, narrowings: list[Narrowing]) -> None:
-        """Leaving the branch: a narrowed name the branch did not rebind is what it was before."""
-        for narrowing in narrowings:
+        """Leaving the branch: a narrowed name the branch did not rebind is what it was before
+        (the last narrowing first: two parts of a test may narrow one name)."""
+        for narrowing in reversed(narrowings):
             name = narrowing.name
             if self.bindings.get(name) is narrowing.after and narrowing.before is not None:
                 self.bindings[name] = narrowing.before

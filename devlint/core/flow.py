@@ -514,15 +514,15 @@ class Flow(Part):
             else_env = self._if(orelse, else_start)
         else:
             else_env = self.suite(orelse.body, else_start)
-        if availability_test(statement.test, self._holds_availability) is None:
-            # Whether CUDA is available does not change: what a branch learnt of it holds
-            # after the branch too (`if use_cuda: p = p.cpu()` leaves `p` on the cpu).
-            if then_env is not None:
-                then_env.widen(then_narrowed)
-            if else_env is not None:
-                else_env.widen(else_narrowed)
-        joined = join_envs(then_env, else_env, guarded=facts.guarded)
+        # Whether CUDA is available does not change: what a branch learnt of it holds after
+        # the branch too (`if use_cuda: p = p.cpu()` leaves `p` on the cpu). Nor does what
+        # the test said where the other branch does not go on (`if not v.is_cuda: continue`
+        # leaves `v` on a GPU for the rest of the loop's body).
         both = then_env is not None and else_env is not None
+        if both and availability_test(statement.test, self._holds_availability) is None:
+            then_env.widen(then_narrowed)
+            else_env.widen(else_narrowed)
+        joined = join_envs(then_env, else_env, guarded=facts.guarded)
         if joined is not None and both:
             keep_filled_default(statement.test, then_env, else_env, joined)
             if not facts.guarded:
@@ -550,6 +550,11 @@ class Flow(Part):
         if env is None:
             return []
         narrowed = env.refine(flag, flag.positive == holds) if flag is not None else []
+        parts = _conjuncts(test) if holds else _disjuncts(test)
+        if len(parts) > 1:  # `if ddp and v.is_cuda:` holds only where each part does
+            for part in parts:
+                narrowed += self._narrow(part, env, self._test_facts(part).flag, holds)
+            return narrowed
         by_test = Origin("on the cpu by the test {}", test, test)
         available = availability_test(test, self._holds_availability)
         if available is not None:
@@ -846,4 +851,11 @@ def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The parts that all hold where ``test`` holds: ``a and (b and c)`` gives a, b, c."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _disjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The parts that all fail where ``test`` fails: ``a or (b or c)`` gives a, b, c."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _disjuncts(test.left) + _disjuncts(test.right)
     return [test]
