@@ -361,6 +361,9 @@ class Calls(Part):
         if isinstance(device, Concrete) and index is not None:
             number = index[1].ref
             device = Concrete(device.type, number if isinstance(number, int) else None)
+            chosen = self.device_argument(*index) if device.type == "cuda" else None
+            if device.index is None and isinstance(chosen, Symbol):  # ("cuda", local_rank)
+                device = replace(chosen, gpu=True)  # a GPU whatever it holds, as `.cuda(rank)`
         if device is None:
             device = UNKNOWN
         return Value(Kind.DEVICE, device, Origin("set", node))
