@@ -211,6 +211,18 @@ def test_a_cuda_generator_samples_on_its_gpu_and_nowhere_else(gpus):
     torch.cuda.set_rng_state(state, 1)
 
 
+def test_seeding_cuda_waits_for_cuda_and_never_fails():
+    """torch queues ``torch.cuda.manual_seed`` and kin until CUDA is initialised, so they pass
+    on a machine without GPUs (llama2.c's sample.py seeds CUDA on every machine)."""
+    with emulated(0):
+        torch.cuda.manual_seed(0)
+        torch.cuda.manual_seed_all(0)
+        torch.cuda.seed()
+        torch.cuda.seed_all()
+        with pytest.raises(RuntimeError, match="No CUDA GPUs are available"):
+            torch.cuda.get_rng_state()
+
+
 def test_a_device_pickles_and_a_lazy_module_moves_before_its_first_call(gpus):
     """As on an H200 (issue 35, items 3 and 5)."""
     import pickle

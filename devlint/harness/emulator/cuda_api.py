@@ -166,12 +166,27 @@ def install(patches: Patches, state: EmulatorState) -> None:
     def set_rng_state(new_state: torch.Tensor, device: Any = "cuda") -> None:
         generators[checked(device)].set_state(new_state)
 
+    def current_generator() -> list[Any]:
+        """The current GPU's generator, without touching CUDA: torch queues the seeding
+        functions until CUDA is initialised (``_lazy_call``), so they never fail, not even
+        on a machine without GPUs."""
+        return [generators[state.current]] if state.current < len(generators) else []
+
     def manual_seed(seed: int) -> None:
-        generators[checked()].manual_seed(seed)
+        for generator in current_generator():
+            generator.manual_seed(seed)
 
     def manual_seed_all(seed: int) -> None:
         for generator in generators:
             generator.manual_seed(seed)
+
+    def seed() -> None:
+        for generator in current_generator():
+            generator.seed()
+
+    def seed_all() -> None:
+        for generator in generators:
+            generator.seed()
 
     def nothing(*args: Any, **kwargs: Any) -> None:
         return None
@@ -209,8 +224,8 @@ def install(patches: Patches, state: EmulatorState) -> None:
         "is_bf16_supported": lambda *args, **kwargs: True,
         "manual_seed": manual_seed,
         "manual_seed_all": manual_seed_all,
-        "seed": lambda: generators[checked()].seed(),
-        "seed_all": lambda: [generator.seed() for generator in generators] and None,
+        "seed": seed,
+        "seed_all": seed_all,
         "initial_seed": lambda: generators[checked()].initial_seed(),
         "get_rng_state": get_rng_state,
         "set_rng_state": set_rng_state,
