@@ -385,7 +385,7 @@ def _flag_splits(
     assigned = _assigned_elsewhere(info)[0]
     found = {}
     for name, split in splits.items():
-        flag_attributes = {n.removeprefix(own + ".") for n in split.names if n != own}
+        flag_attributes = {n.removeprefix(own + ".").split(".")[0] for n in split.names}
         if name in assigned or flag_attributes & assigned or attrs.get(name) is None:
             continue
         sides = (split.when_true, split.when_false)

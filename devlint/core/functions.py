@@ -440,8 +440,9 @@ def _callees(info: FunctionInfo, by_name: dict[str, list[FunctionInfo]]) -> list
 
 def _take_flag_splits(env: Env, own: str, receiver: Value) -> None:
     """A method starts knowing what ``__init__`` set on each side of a flag of self
-    (``ClassInfo.flag_splits``): its own ``if self.dp:`` takes that side back. Only for an
-    instance whose attribute is as ``__init__`` left it (not re-placed by a caller)."""
+    (``ClassInfo.flag_splits``): its own ``if self.dp:`` takes that side back. On a module a
+    caller placed (``Classes.placed_instance``), each side is placed as the attribute was;
+    an attribute held otherwise is left as it is."""
     info = receiver.ref
     if receiver.kind is not Kind.INSTANCE or not isinstance(info, ClassInfo):
         return
