@@ -203,23 +203,11 @@ class ProjectIndex:
         return found
 
     def _analysis_of(self, path: Path) -> Facts | None:
-        kept = self.kept_analysis(path)
-        if kept is not None:
-            return kept.facts
-        kept = self._writers.get(path)
-        if kept is not None and self._fresh(kept):
-            return None  # it could not be analysed, or it is being analysed now
-        self._writers[path] = _Kept(None, [])
-        module, _, source = self._parse(path)
-        if module is not None and source is not None:
-            self._keep(path, source, module)  # its own lint, still to come, parses it once
-        importer = self.importer_for(path)
-        analysed = None
-        with contextlib.suppress(Exception):
-            if module is not None:
-                facts = analyse(module, self.settings, importer)
-                analysed = Analysed(facts, tuple(importer.files), importer.asked)
-        self._writers[path] = _Kept(analysed, self._stamps(path, importer.files))
+        analysed = self._kept_or_analysed(
+            self._writers,
+            path,
+            lambda facts, importer: Analysed(facts, tuple(importer.files), importer.asked),
+        )
         return analysed.facts if analysed is not None else None
 
     def kept_analysis(self, path: Path, module: cst.Module | None = None) -> Analysed | None:
@@ -255,24 +243,30 @@ class ProjectIndex:
     def _calls_made_by(self, path: Path) -> list[ArgumentsGiven] | None:
         """The calls ``path``'s code makes (a file devlint cannot parse or analyse calls
         nothing it knows of)."""
-        return self._kept_or_analysed(self._calls, path, lambda facts: facts.of(ArgumentsGiven))
+        return self._kept_or_analysed(self._calls, path, lambda facts, _: facts.of(ArgumentsGiven))
 
     def _kept_or_analysed(
-        self, kept: dict[Path, _Kept[T]], path: Path, learn: Callable[[Facts], T]
+        self,
+        kept: dict[Path, _Kept[T]],
+        path: Path,
+        learn: Callable[[Facts, FileImporter], T],
     ) -> T | None:
-        """What ``learn`` takes from ``path``'s analysis, analysed again only when it or a
-        file its analysis read changed (an editor asks at every lint); None, until it
-        changes, when it cannot be parsed or analysed."""
+        """What ``learn`` takes from ``path``'s analysis (and the importer it read through),
+        analysed again only when it or a file its analysis read changed (an editor asks at
+        every lint); None, until it changes, when it cannot be parsed or analysed. The tree
+        waits for the file's own lint, which then parses it no more."""
         known = kept.get(path)
         if known is not None and self._fresh(known):
             return known.value
         kept[path] = _Kept(None, [])  # reached again while it is analysed: unknown
-        module = self._parse(path)[0]
+        module, _, source = self._parse(path)
+        if module is not None and source is not None:
+            self._keep(path, source, module)
         importer = self.importer_for(path)
         value = None
         with contextlib.suppress(Exception):
             if module is not None:
-                value = learn(analyse(module, self.settings, importer))
+                value = learn(analyse(module, self.settings, importer), importer)
         kept[path] = _Kept(value, self._stamps(path, importer.files))
         return value
 
